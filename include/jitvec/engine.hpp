@@ -1,0 +1,110 @@
+// jitvec/engine.hpp: where ufuncs and their device-function helpers are defined.
+//
+// An Engine holds the registered helpers and ufuncs, the compiled loops (in memory, per device
+// and target) and the disk cache. Typical use:
+//
+//     jitvec::Engine engine;
+//     engine.define_device_function("polar_to_cartesian", "__device__ void polar_to_cartesian(...) {...}");
+//     auto dist = engine.vectorize("polar_distance", {"float32(float32, float32, float32, float32)"},
+//                                  "__device__ float polar_distance(...) {...}");
+//     jitvec::Array d = dist(r1, t1, r2, t2);
+//
+// A ufunc's source is a complete CUDA C++ function named like the ufunc: plain, overloaded or a
+// template. Helpers are pulled into exactly the ufuncs whose source (or whose helpers' source)
+// names them. Engines are thread-safe; Engine::global() is a process-wide default.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jitvec/ufunc.hpp"
+
+namespace jitvec {
+
+/// Where compiled loops are kept on disk. Each field left unset takes its environment
+/// variable's value (named beside it), then the default.
+struct CacheOptions {
+  /// JITVEC_CACHE_DIR, else $XDG_CACHE_HOME/jitvec, else ~/.cache/jitvec. Writable.
+  std::optional<std::filesystem::path> dir;
+  /// JITVEC_CACHE_PATH (colon-separated): read-only folders searched after `dir`.
+  std::optional<std::vector<std::filesystem::path>> read_only_dirs;
+  /// JITVEC_CACHE_DISABLE=1: keep compiled loops in memory only.
+  std::optional<bool> disabled;
+  /// JITVEC_CACHE_MAX_SIZE (bytes, or with a K/M/G suffix); default 1 GiB.
+  std::optional<std::uint64_t> max_size;
+};
+
+struct EngineOptions {
+  CacheOptions cache;
+  /// JITVEC_TARGET, else cuda when a GPU is usable, else cpu.
+  std::optional<Target> default_target;
+  /// Threads for the `parallel` target (0: one per core).
+  int threads = 0;
+};
+
+/// Per-definition options of vectorize().
+struct VectorizeOptions {
+  /// The ufunc's default target (else the engine's).
+  std::optional<Target> target;
+  /// Where the source came from, for diagnostics and #line: a file and the line its first
+  /// line is on (definition files set these).
+  std::string origin_file;
+  int origin_line = 1;
+};
+
+/// Counters since the engine was made (all threads, all targets).
+struct EngineStats {
+  std::uint64_t calls = 0;           ///< ufunc calls
+  std::uint64_t memory_hits = 0;     ///< loops found already loaded in memory
+  std::uint64_t disk_hits = 0;       ///< loops loaded from the disk cache
+  std::uint64_t disk_misses = 0;     ///< disk lookups that found nothing usable
+  std::uint64_t compiles = 0;        ///< NVRTC or host-compiler runs
+  double compile_seconds = 0.0;      ///< time spent in them
+};
+
+class Engine {
+ public:
+  Engine();
+  explicit Engine(EngineOptions options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// The process-wide engine (options from the environment).
+  static Engine& global();
+
+  /// Registers a helper that ufuncs (and other helpers) may call by `name`. Its source is
+  /// pasted, once, into the kernels of the ufuncs that use it. Redefining a name throws.
+  void define_device_function(const std::string& name, const std::string& source,
+                              const VectorizeOptions& origin = {});
+
+  /// Registers a ufunc. `source` defines a function called `name`; each signature is one loop.
+  /// Throws SignatureError for a bad signature and DefinitionError for a duplicate name or
+  /// signatures with different input counts. Compilation happens at first use.
+  Ufunc vectorize(const std::string& name, const std::vector<std::string>& signatures,
+                  const std::string& source, const VectorizeOptions& options = {});
+
+  /// Reads helpers and ufuncs from a TOML definition file (see README); returns the ufuncs
+  /// it defined. Errors name the file, line and entry.
+  std::vector<Ufunc> load_definitions(const std::filesystem::path& file);
+
+  /// A ufunc defined earlier; throws DefinitionError if none has that name.
+  Ufunc ufunc(const std::string& name) const;
+  std::vector<std::string> ufunc_names() const;
+
+  EngineStats stats() const;
+  const EngineOptions& options() const;
+
+  /// Implementation access for the library's own layers (CLI, tests).
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace jitvec

@@ -1,0 +1,140 @@
+// jitvec/ufunc.hpp: calling a vectorized function.
+//
+// A Ufunc is a handle to a function registered with Engine::vectorize. Calling it maps the
+// scalar function over its arguments with NumPy's broadcasting rules:
+//
+//     jitvec::Array y = gaussian_pdf(x, 0.0f, 1.0f);                 // arrays and scalars
+//     gaussian_pdf(x, mean, sigma, jitvec::out(y), jitvec::on(stream)); // into y, on a stream
+//     gaussian_pdf(host_vec, 0.0, 1.0, jitvec::target(jitvec::Target::cpu));
+//
+// Arguments are Arrays (host or device), std::vectors (borrowed as 1-d host arrays) or C++
+// arithmetic scalars. Scalars are "weak" as in NumPy 2: they take the type of the loop chosen
+// for the arrays, and a scalar whose value would change in that type is an error. Options are
+// passed as tagged arguments in any position: out(), on() for a stream, target().
+// The variadic operator() only packs its arguments; the work happens in Ufunc::call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "jitvec/array.hpp"
+#include "jitvec/signature.hpp"
+
+namespace jitvec {
+
+/// Where a ufunc runs: the GPU, or host code compiled from the same source (one thread, or
+/// split over the cores).
+enum class Target : std::uint8_t { cuda, cpu, parallel };
+std::string_view target_name(Target t);
+/// "cuda", "cpu", "parallel"; nullopt for anything else.
+std::optional<Target> parse_target(std::string_view name);
+
+/// A scalar argument's value, kept exact: its C++ type's dtype and the value.
+struct ScalarValue {
+  DType type = DType::float64;
+  union {
+    bool b;
+    std::int64_t i;
+    std::uint64_t u;
+    double f;
+  };
+  ScalarValue() : f(0.0) {}
+};
+
+struct OutOption { Array array; };
+struct StreamOption { Stream stream; };
+struct TargetOption { Target target; };
+/// Write the result into `a` (exact broadcast shape; dtype same-kind castable from the loop's).
+inline OutOption out(Array a) { return OutOption{std::move(a)}; }
+/// Run on `s` (device targets); the call returns without synchronizing for device outputs.
+inline StreamOption on(Stream s) { return StreamOption{s}; }
+/// Run this call on `t` instead of the ufunc's default target.
+inline TargetOption target(Target t) { return TargetOption{t}; }
+
+/// One argument of a ufunc call, type-erased. Built implicitly by Ufunc::operator().
+class Arg {
+ public:
+  enum class Kind : std::uint8_t { array, scalar, out, stream, target };
+
+  Arg(const Array& a) : kind_(Kind::array), array_(a) {}  // NOLINT: implicit on purpose
+  template <class T>
+  Arg(const std::vector<T>& v) : kind_(Kind::array), array_(from_vector(v)) {}  // NOLINT
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Arg(T value) : kind_(Kind::scalar) {  // NOLINT
+    if constexpr (std::is_same_v<T, bool>) {
+      scalar_.type = DType::bool_;
+      scalar_.b = value;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      scalar_.type = sizeof(T) <= 4 ? DType::float32 : DType::float64;
+      scalar_.f = static_cast<double>(value);
+    } else if constexpr (std::is_signed_v<T>) {
+      scalar_.type = sizeof(T) == 1 ? DType::int8
+                     : sizeof(T) == 2 ? DType::int16
+                     : sizeof(T) == 4 ? DType::int32
+                                      : DType::int64;
+      scalar_.i = static_cast<std::int64_t>(value);
+    } else {
+      scalar_.type = sizeof(T) == 1 ? DType::uint8
+                     : sizeof(T) == 2 ? DType::uint16
+                     : sizeof(T) == 4 ? DType::uint32
+                                      : DType::uint64;
+      scalar_.u = static_cast<std::uint64_t>(value);
+    }
+  }
+  Arg(OutOption o) : kind_(Kind::out), array_(std::move(o.array)) {}  // NOLINT
+  Arg(StreamOption s) : kind_(Kind::stream), stream_(s.stream) {}     // NOLINT
+  Arg(TargetOption t) : kind_(Kind::target), target_(t.target) {}     // NOLINT
+
+  Kind kind() const noexcept { return kind_; }
+  const Array& array() const noexcept { return array_; }
+  const ScalarValue& scalar() const noexcept { return scalar_; }
+  Stream stream() const noexcept { return stream_; }
+  Target target_value() const noexcept { return target_; }
+
+ private:
+  Kind kind_;
+  Array array_;
+  ScalarValue scalar_;
+  Stream stream_;
+  Target target_ = Target::cuda;
+};
+
+namespace detail {
+class UfuncImpl;
+}
+
+class Ufunc {
+ public:
+  Ufunc() = default;
+  explicit Ufunc(std::shared_ptr<detail::UfuncImpl> impl) : impl_(std::move(impl)) {}
+
+  /// Maps the function over the arguments; see the header comment.
+  template <class... A> Array operator()(const A&... args) const {
+    static_assert(sizeof...(A) > 0, "a ufunc takes at least one argument");
+    const Arg packed[] = {Arg(args)...};
+    return call(packed, sizeof...(A));
+  }
+  /// The non-template entry point behind operator().
+  Array call(const Arg* args, std::size_t count) const;
+
+  const std::string& name() const;
+  const std::vector<Signature>& signatures() const;
+  /// Number of inputs (every signature has the same number).
+  int nin() const;
+  /// The target used when a call names none.
+  Target default_target() const;
+  /// Compiles and loads the loop for `signature` on `target` now, so the first call does not.
+  void precompile(std::size_t signature_index, Target target) const;
+
+  explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
+
+ private:
+  std::shared_ptr<detail::UfuncImpl> impl_;
+};
+
+}  // namespace jitvec

@@ -1,0 +1,186 @@
+// samples/waveform_svg.cpp: the hand-written SVG of the zero_suppress sample.
+#include "waveform_svg.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <fmt/core.h>
+
+namespace samples {
+namespace {
+
+// Layout in SVG user units (pixels).
+constexpr double kWidth = 1000.0;
+constexpr double kTitleHeight = 40.0;
+constexpr double kPanelHeight = 330.0;
+constexpr double kPlotLeft = 80.0;    // room for the value tick labels and axis label
+constexpr double kPlotRight = 980.0;
+constexpr double kPlotTopInPanel = 36.0;      // room for the panel's title
+constexpr double kPlotBottomInPanel = 280.0;  // below: index tick labels and axis label
+
+/// A value range and the pixel span it maps onto.
+struct Axis {
+  double low, high;            // data values at the two ends
+  double pixel_low, pixel_high;  // pixels of `low` and `high` (pixel_low > pixel_high for y)
+  double pixel(double value) const {
+    return pixel_low + (value - low) / (high - low) * (pixel_high - pixel_low);
+  }
+};
+
+/// A tick spacing of 1, 2 or 5 times a power of ten giving at most about `max_ticks` ticks.
+double tick_step(double range, int max_ticks) {
+  const double raw = range / max_ticks;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double multiple : {1.0, 2.0, 5.0}) {
+    if (multiple * magnitude >= raw) return multiple * magnitude;
+  }
+  return 10.0 * magnitude;
+}
+
+std::string escape_xml(std::string_view text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+      case '<': escaped += "&lt;"; break;
+      case '>': escaped += "&gt;"; break;
+      case '&': escaped += "&amp;"; break;
+      default: escaped += c;
+    }
+  }
+  return escaped;
+}
+
+std::string text_element(double x, double y, std::string_view anchor, std::string_view text,
+                         std::string_view extra = "") {
+  return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\"{}>{}</text>\n", x, y,
+                     anchor, extra, escape_xml(text));
+}
+
+/// One panel: frame, grid and ticks on both axes, the threshold lines and the waveform.
+std::string panel(double top, std::string_view title, const std::vector<std::int16_t>& samples,
+                  double value_low, double value_high, double threshold,
+                  std::string_view color) {
+  const double last_index = static_cast<double>(samples.size() - 1);
+  const Axis x{0.0, std::max(last_index, 1.0), kPlotLeft, kPlotRight};
+  const Axis y{value_low, value_high, top + kPlotBottomInPanel, top + kPlotTopInPanel};
+  std::string svg;
+
+  svg += text_element(kPlotLeft, top + kPlotTopInPanel - 10, "start", title,
+                      " font-size=\"15\" font-weight=\"bold\"");
+  svg += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"white\" "
+      "stroke=\"black\"/>\n",
+      kPlotLeft, y.pixel_high, kPlotRight - kPlotLeft, y.pixel_low - y.pixel_high);
+
+  const double x_step = std::max(1.0, tick_step(x.high - x.low, 10));
+  for (int tick = 0; tick * x_step <= x.high; ++tick) {
+    const double index = tick * x_step;
+    const double px = x.pixel(index);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+                       "stroke=\"#e0e0e0\"/>\n",
+                       px, y.pixel_high, y.pixel_low);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
+                       "stroke=\"black\"/>\n",
+                       px, y.pixel_low, y.pixel_low + 5);
+    svg += text_element(px, y.pixel_low + 19, "middle", fmt::format("{:.0f}", index));
+  }
+  const double y_step = tick_step(y.high - y.low, 8);
+  for (int tick = static_cast<int>(std::ceil(y.low / y_step)); tick * y_step <= y.high; ++tick) {
+    const double value = tick * y_step + 0.0;  // + 0.0: 0 * -step is -0, printed "-0"
+    const double py = y.pixel(value);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                       "stroke=\"#e0e0e0\"/>\n",
+                       kPlotLeft, py, kPlotRight);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                       "stroke=\"black\"/>\n",
+                       kPlotLeft - 5, py, kPlotLeft);
+    svg += text_element(kPlotLeft - 8, py + 4, "end", fmt::format("{:g}", value));
+  }
+  svg += text_element((kPlotLeft + kPlotRight) / 2, y.pixel_low + 40, "middle", "sample index");
+  const double middle_y = (y.pixel_low + y.pixel_high) / 2;
+  svg += fmt::format("<text x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" "
+                     "transform=\"rotate(-90 {0:.1f} {1:.1f})\">value (int16)</text>\n",
+                     kPlotLeft - 55, middle_y);
+
+  for (double level : {threshold, -threshold}) {
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
+                       "stroke=\"crimson\" stroke-dasharray=\"6 4\"/>\n",
+                       kPlotLeft, y.pixel(level), kPlotRight);
+  }
+  svg += text_element(kPlotRight - 4, y.pixel(threshold) - 4, "end",
+                      fmt::format("threshold \u00b1{:g}", threshold),
+                      " fill=\"crimson\" font-size=\"12\"");
+
+  // The waveform as each pixel column's minimum and maximum (one sample per column when there
+  // are fewer samples than columns).
+  const std::size_t columns =
+      std::min(samples.size(), static_cast<std::size_t>(kPlotRight - kPlotLeft));
+  std::string points;
+  for (std::size_t column = 0; column < columns; ++column) {
+    const std::size_t begin = column * samples.size() / columns;
+    const std::size_t end = (column + 1) * samples.size() / columns;
+    const auto [low, high] = std::minmax_element(samples.begin() + begin, samples.begin() + end);
+    const double px = x.pixel(static_cast<double>(begin));
+    points += fmt::format("{:.1f},{:.1f} {:.1f},{:.1f} ", px, y.pixel(*low), px, y.pixel(*high));
+  }
+  svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1\" points=\"{}\"/>\n",
+                     color, points);
+  return svg;
+}
+
+}  // namespace
+
+void write_zero_suppression_svg(const std::filesystem::path& file,
+                                const std::vector<std::int16_t>& before,
+                                const std::vector<std::int16_t>& after, double threshold) {
+  if (before.empty() || before.size() != after.size()) {
+    throw std::invalid_argument(fmt::format(
+        "write_zero_suppression_svg: the waveforms must have the same, non-zero length "
+        "(before: {}, after: {})",
+        before.size(), after.size()));
+  }
+  // One value axis for both panels, covering both waveforms and the threshold lines.
+  double low = -threshold;
+  double high = threshold;
+  for (const std::vector<std::int16_t>* samples : {&before, &after}) {
+    const auto [min, max] = std::minmax_element(samples->begin(), samples->end());
+    low = std::min(low, static_cast<double>(*min));
+    high = std::max(high, static_cast<double>(*max));
+  }
+  const double padding = 0.05 * (high - low);
+  low -= padding;
+  high += padding;
+
+  const double height = kTitleHeight + 2 * kPanelHeight;
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+      "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"13\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      kWidth, height);
+  svg += text_element(kWidth / 2, 26, "middle",
+                      fmt::format("zero_suppress: samples with |value| < {:g} become 0 "
+                                  "({} samples)",
+                                  threshold, before.size()),
+                      " font-size=\"17\"");
+  svg += panel(kTitleHeight, "waveform (input)", before, low, high, threshold, "steelblue");
+  svg += panel(kTitleHeight + kPanelHeight,
+               fmt::format("zero_suppress(waveform, {:.1f}) (output)", threshold), after, low, high,
+               threshold, "darkorange");
+  svg += "</svg>\n";
+
+  std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+  stream << svg;
+  stream.close();
+  if (!stream) {
+    throw std::runtime_error(fmt::format("cannot write the SVG file '{}': {}", file.string(),
+                                         std::strerror(errno)));
+  }
+}
+
+}  // namespace samples

@@ -1,0 +1,183 @@
+#include "codegen/cuda_source.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "launch/strided_params.hpp"
+
+namespace jitvec::codegen {
+namespace {
+
+constexpr const char* kDevicePrelude = R"(// ---- jitvec device prelude ----
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define JITVEC_DEVICE 1
+namespace jitvec_detail {
+template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
+}  // namespace jitvec_detail
+)";
+
+// The parameter list every kernel shares: for each input a pointer (arrays) and a value in
+// the loop's type (scalars), the output pointer, and the mask of which inputs are scalars.
+std::string kernel_parameters(const LoopSpec& spec) {
+  std::string params;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    params += fmt::format("const {}* __restrict__ in{}, const {} s{}, ", c_type(spec.inputs[k]), k,
+                          c_type(spec.loop.args[k]), k);
+  }
+  params += fmt::format("{}* __restrict__ out, const unsigned scalar_mask",
+                        c_type(spec.out_storage));
+  return params;
+}
+
+std::string contig_vec_kernel(const LoopSpec& spec) {
+  const ContigVectorShape shape = contig_vector_shape(spec);
+  std::string loads;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    loads += fmt::format(
+        "    jitvec_detail::Vec<{0}, VEC> v{1}[UNROLL];\n"
+        "    if (!((scalar_mask >> {1}) & 1u)) {{\n"
+        "#pragma unroll\n"
+        "      for (int u = 0; u < UNROLL; ++u)\n"
+        "        v{1}[u] = *reinterpret_cast<const jitvec_detail::Vec<{0}, VEC>*>(in{1} + base + "
+        "(static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);\n"
+        "    }}\n",
+        c_type(spec.inputs[k]), k);
+  }
+  const std::string vector_element =
+      element_expression(spec, [](std::size_t k) { return fmt::format("v{}[u].v[e]", k); });
+  const std::string scalar_element =
+      element_expression(spec, [](std::size_t k) { return fmt::format("in{}[i]", k); });
+  const std::string o = c_type(spec.out_storage);
+  return fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__({0}) jitvec_contig_vec({1}, long long n) "
+      "{{\n"
+      "  constexpr int BLOCK = {0}, VEC = {2}, UNROLL = {3};\n"
+      "  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;\n"
+      "  const long long base = static_cast<long long>(blockIdx.x) * TILE;\n"
+      "  if (base + TILE <= n) {{\n"
+      "{4}"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < UNROLL; ++u) {{\n"
+      "      jitvec_detail::Vec<{5}, VEC> r;\n"
+      "#pragma unroll\n"
+      "      for (int e = 0; e < VEC; ++e) r.v[e] = {6};\n"
+      "      *reinterpret_cast<jitvec_detail::Vec<{5}, VEC>*>(out + base + "
+      "(static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;\n"
+      "    }}\n"
+      "  }} else {{\n"
+      "    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = {7};\n"
+      "  }}\n"
+      "}}\n",
+      kCudaBlock, kernel_parameters(spec), shape.vec, shape.unroll, loads, o, vector_element,
+      scalar_element);
+}
+
+std::string contig_kernel(const LoopSpec& spec) {
+  const std::string element =
+      element_expression(spec, [](std::size_t k) { return fmt::format("in{}[i]", k); });
+  return fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__({0}) jitvec_contig({1}, long long n) {{\n"
+      "  const long long step = static_cast<long long>(gridDim.x) * {0};\n"
+      "  for (long long i = static_cast<long long>(blockIdx.x) * {0} + threadIdx.x; i < n; "
+      "i += step)\n"
+      "    out[i] = {2};\n"
+      "}}\n",
+      kCudaBlock, kernel_parameters(spec), element);
+}
+
+// Operand k of the parameter block is input k; the output is the last operand. A scalar
+// input's strides are all 0, so its offset stays 0 and its load is skipped by the mask.
+std::string strided_kernel(const LoopSpec& spec, launch::IndexWidth width) {
+  const bool narrow = width == launch::IndexWidth::bits32;
+  const int nops = spec.operand_count();
+  const int unroll = narrow ? kStridedUnroll : 1;
+  const std::string params_type = narrow ? "jitvec_strided32_params" : "jitvec_strided64_params";
+  const std::string index = narrow ? "unsigned" : "long long";
+  const std::string offset = narrow ? "int" : "long long";
+
+  std::string zero_offsets, accumulate, loads;
+  for (int op = 0; op < nops; ++op) {
+    zero_offsets += fmt::format("    off[{}][u] = 0;\n", op);
+    accumulate += fmt::format("      off[{0}][u] += coord * p.strides[{0}][d];\n", op);
+  }
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    loads += fmt::format(
+        "  {0} v{1}[UNROLL];\n"
+        "  if (!((scalar_mask >> {1}) & 1u)) {{\n"
+        "#pragma unroll\n"
+        "    for (int u = 0; u < UNROLL; ++u)\n"
+        "      if (base + u * BLOCK < p.numel) v{1}[u] = in{1}[off[{1}][u]];\n"
+        "  }}\n",
+        c_type(spec.inputs[k]), k);
+  }
+  const std::string element =
+      element_expression(spec, [](std::size_t k) { return fmt::format("v{}[u]", k); });
+  const std::string divide =
+      narrow ? "const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];\n"
+             : "const long long q = rem / p.sizes[d];\n";
+  return fmt::format(
+      "{0}"
+      "extern \"C\" __global__ void __launch_bounds__({1}) jitvec_strided{2}({3}, const {4} p) "
+      "{{\n"
+      "  constexpr int BLOCK = {1}, UNROLL = {5};\n"
+      "  const {6} base = static_cast<{6}>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;\n"
+      "  {7} off[{8}][UNROLL];\n"
+      "#pragma unroll\n"
+      "  for (int u = 0; u < UNROLL; ++u) {{\n"
+      "{9}"
+      "    {6} rem = base + u * BLOCK;\n"
+      "    if (rem >= p.numel) continue;\n"
+      "#pragma unroll 1\n"
+      "    for (int d = 0; d < {10}; ++d) {{\n"
+      "      if (d == p.ndim) break;\n"
+      "      {11}"
+      "      const {7} coord = static_cast<{7}>(rem - q * p.sizes[d]);\n"
+      "      rem = q;\n"
+      "{12}"
+      "    }}\n"
+      "  }}\n"
+      "{13}"
+      "#pragma unroll\n"
+      "  for (int u = 0; u < UNROLL; ++u)\n"
+      "    if (base + u * BLOCK < p.numel) out[off[{14}][u]] = {15};\n"
+      "}}\n",
+      launch::strided_params_declaration(params_type.c_str(), width, nops), kCudaBlock,
+      narrow ? 32 : 64, kernel_parameters(spec), params_type, unroll, index, offset, nops,
+      zero_offsets, launch::kMaxDims, divide, accumulate, loads, nops - 1, element);
+}
+
+}  // namespace
+
+ContigVectorShape contig_vector_shape(const LoopSpec& spec) {
+  std::size_t widest = dtype_size(spec.out_storage);
+  for (DType in : spec.inputs) widest = std::max(widest, dtype_size(in));
+  const int vec = static_cast<int>(16 / widest);     // 16-byte loads of the widest operand
+  const int unroll = std::max(1, 8 / vec);           // at least 8 elements a thread
+  return ContigVectorShape{vec, unroll};
+}
+
+std::string generate_cuda_source(const UfuncSource& ufunc,
+                                 const std::vector<const HelperSource*>& helpers,
+                                 const LoopSpec& spec) {
+  std::string source = kDevicePrelude;
+  source += user_code(ufunc, helpers);
+  source += kLoopLineMarker;
+  source += "namespace jitvec_detail {\n";
+  source += apply_function(ufunc, spec, "__device__ __forceinline__");
+  source += "}  // namespace jitvec_detail\nusing jitvec_detail::jitvec_apply;\n";
+  source += contig_vec_kernel(spec);
+  source += contig_kernel(spec);
+  source += strided_kernel(spec, launch::IndexWidth::bits32);
+  source += strided_kernel(spec, launch::IndexWidth::bits64);
+  return source;
+}
+
+}  // namespace jitvec::codegen

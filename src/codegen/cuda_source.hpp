@@ -1,0 +1,45 @@
+// src/codegen/cuda_source.hpp: the CUDA C++ source of one compiled loop module.
+//
+// generate_cuda_source() writes, for one LoopSpec: a small prelude (fixed-width integer
+// typedefs, an aligned vector type; no #include, to keep NVRTC fast), the helpers and the
+// user's function under #line directives, and four kernels that share one parameter list
+// (for each input `const S* __restrict__ in<k>` and `const L s<k>`, the output pointer, and
+// `scalar_mask`: bit k set means input k is the scalar s<k>; see loop_spec.hpp):
+//   jitvec_contig_vec  every operand contiguous and aligned: each thread moves VEC elements per
+//                      16-byte vector load, UNROLL vectors per thread, tail in scalar code;
+//   jitvec_contig      every operand contiguous, any alignment: grid-stride, 1 element a step;
+//   jitvec_strided32   any strides, every offset < 2^31: magic-number division, 4 elements a
+//                      thread with all loads issued before any compute;
+//   jitvec_strided64   64-bit offsets and plain division, one element a thread, for arrays
+//                      past 2^31 elements (kept small: 64-bit division code is slow to compile).
+// The loop over dimensions is not unrolled: unrolling it 16 times quadrupled NVRTC's time.
+// The launcher picks one per call (src/engine/cuda_launcher).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/loop_spec.hpp"
+#include "codegen/source_parts.hpp"
+
+namespace jitvec::codegen {
+
+/// Threads per block of every kernel.
+inline constexpr int kCudaBlock = 256;
+/// Elements each thread of jitvec_strided32 handles.
+inline constexpr int kStridedUnroll = 4;
+
+/// Vector shape of jitvec_contig_vec for a spec: elements per vector load and vectors per
+/// thread. Every array operand's pointer must be aligned to vec * dtype_size bytes.
+struct ContigVectorShape {
+  int vec;
+  int unroll;
+  int elements_per_block() const { return kCudaBlock * vec * unroll; }
+};
+ContigVectorShape contig_vector_shape(const LoopSpec& spec);
+
+std::string generate_cuda_source(const UfuncSource& ufunc,
+                                 const std::vector<const HelperSource*>& helpers,
+                                 const LoopSpec& spec);
+
+}  // namespace jitvec::codegen

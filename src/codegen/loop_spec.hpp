@@ -1,0 +1,36 @@
+// src/codegen/loop_spec.hpp: what one compiled loop is specialized for.
+//
+// A LoopSpec is everything the generated code depends on besides the user's source: the loop
+// signature chosen for the call, each input array's storage dtype (converted to the loop's type
+// inside the kernel) and the output array's storage dtype. Calls whose LoopSpecs are equal
+// share one compiled module. Which inputs are scalars is NOT part of it: every loop takes, for
+// each input, both a pointer and a value in the loop's type, and a warp-uniform bit mask says
+// which to use, so `f(x, 0.5f, 1.0f)` and `f(x, mean_array, sigma_array)` share one binary and
+// one precompiled cache entry serves both. A scalar input's storage dtype is its loop type.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jitvec/signature.hpp"
+
+namespace jitvec::codegen {
+
+struct LoopSpec {
+  Signature loop;
+  /// Storage dtype of each input array (a scalar input's: its loop type).
+  std::vector<DType> inputs;
+  DType out_storage = DType::float32;
+
+  /// The spec for arrays of exactly the signature's types (what `jitvec compile` builds).
+  static LoopSpec exact(const Signature& signature);
+  /// Inputs + the output: the operands of the strided parameter block.
+  int operand_count() const { return static_cast<int>(inputs.size()) + 1; }
+  /// "float32(float32, float32, float32) <- [float32, int16, float32] -> float32"
+  std::string describe() const;
+  friend bool operator==(const LoopSpec& a, const LoopSpec& b) {
+    return a.loop == b.loop && a.inputs == b.inputs && a.out_storage == b.out_storage;
+  }
+};
+
+}  // namespace jitvec::codegen

@@ -1,0 +1,40 @@
+// src/compile/nvrtc_compiler.hpp: CUDA C++ source -> cubin (+ PTX) through NVRTC.
+//
+// compile_cuda() runs NVRTC once on a generated source for one GPU architecture and returns
+// the cubin for that exact architecture (`nvrtcGetCUBIN`) and the PTX for the matching virtual
+// architecture (the portable fallback, JIT-compiled by the driver for newer GPUs). A rejected
+// source throws CompileError carrying NVRTC's log, the options and the ufunc's name; nothing
+// half-built escapes. NVRTC needs no GPU, so this runs in CI and in `jitvec compile` anywhere.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace jitvec::compile {
+
+struct CudaBinary {
+  std::string cubin;
+  std::string ptx;
+  std::string log;  // warnings, if any
+};
+
+/// "sm_90" -> 90; throws ArgumentError for anything that is not sm_<digits>.
+int parse_arch(const std::string& arch);
+
+/// The options compile_cuda() passes for `arch` (part of the cache key).
+std::vector<std::string> nvrtc_options(const std::string& arch);
+
+/// "nvrtc 13.0".
+std::string nvrtc_version();
+
+/// The real architectures this NVRTC can build cubins for (75, 80, ..., 120).
+std::vector<int> supported_archs();
+
+/// The architecture to build for a device of compute capability major.minor: its own when NVRTC
+/// supports it, else the newest supported one below it (the driver then JIT-compiles the PTX).
+std::string arch_for_device(int cc_major, int cc_minor);
+
+CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,
+                        const std::string& arch);
+
+}  // namespace jitvec::compile

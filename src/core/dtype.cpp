@@ -1,0 +1,103 @@
+#include "jitvec/dtype.hpp"
+
+#include <array>
+
+namespace jitvec {
+namespace {
+
+struct DTypeTraits {
+  std::string_view name;
+  std::string_view c_type;
+  std::size_t size;
+  DTypeKind kind;
+};
+
+// Indexed by DType. The C types are the ones both NVRTC and the host compiler agree on.
+constexpr std::array<DTypeTraits, kDTypeCount> kTraits = {{
+    {"bool", "bool", 1, DTypeKind::boolean},
+    {"int8", "signed char", 1, DTypeKind::signed_int},
+    {"int16", "short", 2, DTypeKind::signed_int},
+    {"int32", "int", 4, DTypeKind::signed_int},
+    {"int64", "long long", 8, DTypeKind::signed_int},
+    {"uint8", "unsigned char", 1, DTypeKind::unsigned_int},
+    {"uint16", "unsigned short", 2, DTypeKind::unsigned_int},
+    {"uint32", "unsigned int", 4, DTypeKind::unsigned_int},
+    {"uint64", "unsigned long long", 8, DTypeKind::unsigned_int},
+    {"float32", "float", 4, DTypeKind::floating},
+    {"float64", "double", 8, DTypeKind::floating},
+}};
+
+const DTypeTraits& traits(DType t) { return kTraits[static_cast<std::size_t>(t)]; }
+
+struct Alias {
+  std::string_view name;
+  DType type;
+};
+// Numba's names and NumPy's short codes ("f4": a float of 4 bytes).
+constexpr Alias kAliases[] = {
+    {"bool", DType::bool_},     {"boolean", DType::bool_},    {"bool_", DType::bool_},
+    {"b1", DType::bool_},       {"?", DType::bool_},          {"int8", DType::int8},
+    {"i1", DType::int8},        {"byte", DType::int8},        {"int16", DType::int16},
+    {"i2", DType::int16},       {"short", DType::int16},      {"int32", DType::int32},
+    {"i4", DType::int32},       {"intc", DType::int32},       {"int64", DType::int64},
+    {"i8", DType::int64},       {"intp", DType::int64},       {"uint8", DType::uint8},
+    {"u1", DType::uint8},       {"ubyte", DType::uint8},      {"uint16", DType::uint16},
+    {"u2", DType::uint16},      {"ushort", DType::uint16},    {"uint32", DType::uint32},
+    {"u4", DType::uint32},      {"uintc", DType::uint32},     {"uint64", DType::uint64},
+    {"u8", DType::uint64},      {"uintp", DType::uint64},     {"float32", DType::float32},
+    {"f4", DType::float32},     {"single", DType::float32},   {"float64", DType::float64},
+    {"f8", DType::float64},     {"double", DType::float64},
+};
+
+// Bits of value a type holds, for the safe-cast rule between integer kinds.
+int value_bits(DType t) { return static_cast<int>(dtype_size(t)) * 8; }
+
+}  // namespace
+
+std::size_t dtype_size(DType t) { return traits(t).size; }
+DTypeKind dtype_kind(DType t) { return traits(t).kind; }
+std::string_view dtype_name(DType t) { return traits(t).name; }
+std::string_view dtype_c_type(DType t) { return traits(t).c_type; }
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (const Alias& alias : kAliases) {
+    if (alias.name == name) return alias.type;
+  }
+  return std::nullopt;
+}
+
+bool can_cast_safe(DType from, DType to) {
+  if (from == to) return true;
+  const DTypeKind fk = dtype_kind(from);
+  const DTypeKind tk = dtype_kind(to);
+  if (fk == DTypeKind::boolean) return true;  // bool casts safely to every type
+  if (tk == DTypeKind::boolean) return false;
+  switch (fk) {
+    case DTypeKind::unsigned_int:
+      if (tk == DTypeKind::unsigned_int) return value_bits(to) >= value_bits(from);
+      if (tk == DTypeKind::signed_int) return value_bits(to) > value_bits(from);
+      // NumPy: uint8/16 -> float32 (and up), uint32/64 -> float64.
+      return value_bits(from) <= 16 ? true : to == DType::float64;
+    case DTypeKind::signed_int:
+      if (tk == DTypeKind::unsigned_int) return false;
+      if (tk == DTypeKind::signed_int) return value_bits(to) >= value_bits(from);
+      return value_bits(from) <= 16 ? true : to == DType::float64;
+    case DTypeKind::floating:
+      return tk == DTypeKind::floating && value_bits(to) >= value_bits(from);
+    case DTypeKind::boolean:
+      break;
+  }
+  return false;
+}
+
+bool can_cast_same_kind(DType from, DType to) {
+  if (can_cast_safe(from, to)) return true;
+  const DTypeKind fk = dtype_kind(from);
+  const DTypeKind tk = dtype_kind(to);
+  if (fk == tk) return true;
+  // Signed and unsigned integers are one kind for 'same_kind' in the direction u -> i.
+  if (fk == DTypeKind::unsigned_int && tk == DTypeKind::signed_int) return true;
+  return static_cast<int>(tk) > static_cast<int>(fk) && tk != DTypeKind::unsigned_int;
+}
+
+}  // namespace jitvec

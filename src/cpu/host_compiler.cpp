@@ -1,0 +1,241 @@
+#include "cpu/host_compiler.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/log.hpp"
+#include "cpu/subprocess.hpp"
+#include "jitvec/errors.hpp"
+
+namespace jitvec::cpu {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// -O3 without -ffast-math: results must match NVRTC's IEEE defaults (no reassociation, NaN and
+// infinity honoured). -ffp-contract=off keeps a * b + c unfused, so GCC and Clang (whose
+// defaults differ) give the same bits and __fmul_rn really rounds. -fno-math-errno and
+// -fno-trapping-math only drop errno and trap bookkeeping, which CUDA does not have either.
+// No -march=native: cached objects must load on any machine of the same target.
+// -Wl,-z,defs turns a call to a declared but undefined function into a compile error that names
+// it, instead of a load error.
+const char* const kBaseFlags[] = {
+    "-std=c++17",         "-O3",                 "-fPIC",         "-shared",
+    "-fno-math-errno",    "-fno-trapping-math",  "-ffp-contract=off",
+    "-fvisibility=hidden", "-Wl,-z,defs",
+};
+const char* const kCompilerNames[] = {"c++", "g++", "clang++"};
+constexpr const char* kNoCompilerMessage =
+    "no host C++ compiler: set JITVEC_CXX or install g++; the cpu and parallel targets compile "
+    "ufuncs with it";
+
+bool is_executable_file(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+         ::access(path.c_str(), X_OK) == 0;
+}
+
+/// The first executable `name` in the ':'-separated `path_list` (an empty entry is the current
+/// folder, as POSIX says), or nullopt.
+std::optional<std::string> find_on_path(const std::string& name, const std::string& path_list) {
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t colon = path_list.find(':', start);
+    std::string folder = path_list.substr(start, colon == std::string::npos ? std::string::npos
+                                                                             : colon - start);
+    if (folder.empty()) folder = ".";
+    std::string candidate = folder + "/" + name;
+    if (is_executable_file(candidate)) return candidate;
+    if (colon == std::string::npos) return std::nullopt;
+    start = colon + 1;
+  }
+}
+
+std::vector<std::string> split_on_white_space(const std::string& text) {
+  std::istringstream stream(text);
+  return {std::istream_iterator<std::string>(stream), std::istream_iterator<std::string>()};
+}
+
+/// The compiler's output for one informational flag, trimmed to its first line.
+std::string first_output_line(const std::string& compiler, const char* flag) {
+  const ProcessResult result = run_program({compiler, flag});
+  if (!result.succeeded()) {
+    throw TargetError(fmt::format(
+        "the host C++ compiler '{}' does not work: '{} {}' {}{}{}", compiler, compiler, flag,
+        result.signal != 0 ? fmt::format("was killed by signal {}", result.signal)
+                           : fmt::format("exited with status {}", result.exit_status),
+        result.output.empty() ? "" : ":\n", result.output));
+  }
+  const std::string& text = result.output;
+  std::size_t end = text.find('\n');
+  if (end == std::string::npos) end = text.size();
+  while (end > 0 && (text[end - 1] == '\r' || text[end - 1] == ' ')) --end;
+  return text.substr(0, end);
+}
+
+std::string find_compiler(const HostCompilerSearch& search) {
+  if (search.cxx && !search.cxx->empty()) {
+    const std::string& wanted = *search.cxx;
+    if (wanted.find('/') != std::string::npos) {
+      if (is_executable_file(wanted)) return wanted;
+      throw TargetError(fmt::format(
+          "JITVEC_CXX is '{}', which is not an executable file; set it to a C++ compiler (a path, "
+          "or a name on PATH) or unset it to use c++ from PATH",
+          wanted));
+    }
+    if (auto found = find_on_path(wanted, search.path)) return *found;
+    throw TargetError(fmt::format(
+        "JITVEC_CXX is '{}', which was not found on PATH; set it to a C++ compiler (a path, or a "
+        "name on PATH) or unset it to use c++ from PATH",
+        wanted));
+  }
+  for (const char* name : kCompilerNames) {
+    if (auto found = find_on_path(name, search.path)) return *found;
+  }
+  if (!search.build_compiler.empty() && is_executable_file(search.build_compiler)) {
+    return search.build_compiler;
+  }
+  throw TargetError(kNoCompilerMessage);
+}
+
+/// A private folder made with mkdtemp, removed with everything in it when this goes.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() {
+    std::error_code error;
+    fs::path parent = fs::temp_directory_path(error);
+    if (error) parent = "/tmp";
+    std::string pattern = (parent / "jitvec-cxx-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error(fmt::format("could not make a temporary folder '{}': {}", pattern,
+                              std::strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  ~TemporaryFolder() {
+    std::error_code ignored;  // nothing useful can be done about a folder that will not go
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_file(const fs::path& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  out.close();
+  if (!out) {
+    throw Error(fmt::format("could not write '{}': {}", path.string(), std::strerror(errno)));
+  }
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) {
+    throw Error(fmt::format("could not read '{}': {}", path.string(), std::strerror(errno)));
+  }
+  return contents;
+}
+
+/// A file name made of the ufunc's letters, digits and underscores.
+std::string source_file_name(const std::string& ufunc_name) {
+  std::string stem;
+  for (char c : ufunc_name) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '_';
+    if (keep && stem.size() < 64) stem += c;
+  }
+  return (stem.empty() ? std::string("ufunc") : stem) + ".cpp";
+}
+
+}  // namespace
+
+HostCompilerSearch HostCompilerSearch::from_environment() {
+  HostCompilerSearch search;
+  if (const char* cxx = std::getenv("JITVEC_CXX")) search.cxx = cxx;
+  if (const char* flags = std::getenv("JITVEC_CXXFLAGS")) search.cxxflags = flags;
+  if (const char* path = std::getenv("PATH")) search.path = path;
+#ifdef JITVEC_DEFAULT_CXX
+  search.build_compiler = JITVEC_DEFAULT_CXX;
+#endif
+  return search;
+}
+
+HostCompiler resolve_host_compiler(const HostCompilerSearch& search) {
+  HostCompiler compiler;
+  compiler.path = find_compiler(search);
+  std::error_code error;
+  const fs::path resolved = fs::canonical(compiler.path, error);
+  const std::string version = first_output_line(compiler.path, "--version");
+  const std::string target = first_output_line(compiler.path, "-dumpmachine");
+  compiler.identity =
+      fmt::format("{}; target {}; {}", version, target, error ? compiler.path : resolved.string());
+  compiler.flags.assign(std::begin(kBaseFlags), std::end(kBaseFlags));
+  for (std::string& flag : split_on_white_space(search.cxxflags)) {
+    compiler.flags.push_back(std::move(flag));
+  }
+  detail::log().debug("host C++ compiler: {} ({})", compiler.path, compiler.identity);
+  return compiler;
+}
+
+const HostCompiler& host_compiler() {
+  static const HostCompiler compiler =
+      resolve_host_compiler(HostCompilerSearch::from_environment());
+  return compiler;
+}
+
+std::string compile_shared_object(const std::string& source, const std::string& ufunc_name,
+                                  const HostCompiler& compiler) {
+  const auto started = std::chrono::steady_clock::now();
+  TemporaryFolder folder;
+  const fs::path source_path = folder.path() / source_file_name(ufunc_name);
+  const fs::path object_path = folder.path() / "ufunc.so";
+  write_file(source_path, source);
+
+  std::vector<std::string> command{compiler.path};
+  command.insert(command.end(), compiler.flags.begin(), compiler.flags.end());
+  command.insert(command.end(), {"-o", object_path.string(), source_path.string(), "-lm"});
+  const ProcessResult result = run_program(command);
+  if (!result.succeeded()) {
+    const std::string how = result.signal != 0
+                                ? fmt::format("killed by signal {}", result.signal)
+                                : fmt::format("exit status {}", result.exit_status);
+    throw CompileError(fmt::format("host compiler failed to compile ufunc '{}' ({}):\n{}\ncommand: {}",
+                                   ufunc_name, how, result.output, format_command(command)),
+                       ufunc_name, result.output, compiler.flags);
+  }
+  std::string object = read_file(object_path);
+  if (object.empty()) {
+    throw CompileError(fmt::format("host compiler reported success for ufunc '{}' but wrote no "
+                                   "object:\n{}\ncommand: {}",
+                                   ufunc_name, result.output, format_command(command)),
+                       ufunc_name, result.output, compiler.flags);
+  }
+  const double milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  detail::log().debug("host compiler built ufunc '{}' in {:.1f} ms ({} bytes)", ufunc_name,
+                      milliseconds, object.size());
+  if (!result.output.empty()) {
+    detail::log().debug("host compiler output for ufunc '{}':\n{}", ufunc_name, result.output);
+  }
+  return object;
+}
+
+}  // namespace jitvec::cpu

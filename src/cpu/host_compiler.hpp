@@ -1,0 +1,61 @@
+// src/cpu/host_compiler.hpp: finds the host C++ compiler and builds a shared object with it.
+//
+// The cpu and parallel targets compile each ufunc's generated host source (host_prelude() +
+// the user's function + the loops) into a shared object. host_compiler() finds the compiler
+// once per process: JITVEC_CXX when set (a path, or a name looked up on PATH), else the first of
+// c++, g++, clang++ on PATH, else the compiler jitvec itself was built with, if it is still
+// there. Its flags are fixed (see kBaseFlags in the .cpp) plus JITVEC_CXXFLAGS. The identity
+// string names the compiler exactly (version line, target, resolved path) so that caches of
+// compiled objects can key on it. compile_shared_object() runs the compiler without a shell in a
+// private temporary folder, which it always removes, and returns the object's bytes, or throws
+// CompileError with the compiler's full log.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace jitvec::cpu {
+
+struct HostCompiler {
+  /// The program that is run: an absolute path, or a path as JITVEC_CXX gave it.
+  std::string path;
+  /// The first line of `path --version`, the target (`-dumpmachine`) and the resolved path,
+  /// e.g. "g++ (Debian 12.2.0-14) 12.2.0; target x86_64-linux-gnu; /usr/bin/x86_64-linux-gnu-g++-12".
+  std::string identity;
+  /// Every flag given to the compiler (the source, the output and -lm come after them).
+  std::vector<std::string> flags;
+};
+
+/// What resolve_host_compiler() looks at; from_environment() fills it from the process, tests
+/// fill it by hand.
+struct HostCompilerSearch {
+  /// JITVEC_CXX: a compiler path, or a name to look up on PATH; when set, the only candidate.
+  std::optional<std::string> cxx;
+  /// JITVEC_CXXFLAGS: extra flags, separated by white space, added after the fixed ones.
+  std::string cxxflags;
+  /// PATH: folders separated by ':', searched for c++, g++ and clang++ in that order.
+  std::string path;
+  /// The compiler jitvec was built with (an absolute path), tried last; empty for none.
+  std::string build_compiler;
+
+  static HostCompilerSearch from_environment();
+};
+
+/// Finds the compiler, runs it for its identity, and puts its flags together. Throws
+/// jitvec::TargetError when JITVEC_CXX names no executable, when no compiler is found, or when
+/// the compiler does not run.
+HostCompiler resolve_host_compiler(const HostCompilerSearch& search);
+
+/// The process's host compiler, resolved from the environment on first use (a failed
+/// resolution throws, and is tried again on the next call).
+const HostCompiler& host_compiler();
+
+/// Compiles `source` into a shared object and returns the object file's bytes. `ufunc_name`
+/// names the ufunc in messages and names the source file. Throws jitvec::CompileError (message
+/// "host compiler failed to compile ufunc '<name>' ...", then the log and the command) when the
+/// compiler rejects the source, and jitvec::TargetError when it cannot be started.
+std::string compile_shared_object(const std::string& source, const std::string& ufunc_name,
+                                  const HostCompiler& compiler);
+
+}  // namespace jitvec::cpu

@@ -1,0 +1,78 @@
+#include "cuda/context.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "core/log.hpp"
+#include "cuda/device.hpp"
+#include "cuda/driver.hpp"
+
+namespace jitvec::cuda {
+namespace {
+
+struct PrimaryContext {
+  std::once_flag retained;
+  CUcontext context = nullptr;
+};
+
+// One slot per device, made when the device count is first known.
+PrimaryContext& primary_context_slot(int device) {
+  static const std::unique_ptr<PrimaryContext[]> slots(new PrimaryContext[device_count()]);
+  return slots[device];
+}
+
+// Lets the device's default pool keep what is freed into it instead of handing it back to the
+// OS at each synchronisation, so a steady stream of same-sized temporaries costs no cuMemAlloc.
+void keep_freed_pool_memory(const Driver& d, const DeviceInfo& device) {
+  if (!device.memory_pools_supported) {
+    jitvec::detail::log().debug("CUDA device {} ({}) has no stream-ordered memory pools",
+                                device.ordinal, device.name);
+    return;
+  }
+  CUmemoryPool pool = nullptr;
+  check(d.deviceGetDefaultMemPool(&pool, device.handle), "cuDeviceGetDefaultMemPool");
+  cuuint64_t threshold = UINT64_MAX;
+  check(d.memPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+        "cuMemPoolSetAttribute(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)");
+}
+
+}  // namespace
+
+CUcontext primary_context(int device) {
+  const DeviceInfo& info = device_info(device);  // throws for a missing driver or device
+  PrimaryContext& slot = primary_context_slot(device);
+  std::call_once(slot.retained, [&] {
+    const Driver& d = driver();
+    CUcontext context = nullptr;
+    check(d.devicePrimaryCtxRetain(&context, info.handle), "cuDevicePrimaryCtxRetain");
+    keep_freed_pool_memory(d, info);
+    slot.context = context;
+  });
+  return slot.context;
+}
+
+ContextGuard::ContextGuard(int device) {
+  const CUcontext ours = primary_context(device);
+  const Driver& d = driver();
+  CUcontext current = nullptr;
+  check(d.ctxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current == ours) return;
+  if (current == nullptr) {
+    check(d.ctxSetCurrent(ours), "cuCtxSetCurrent");
+    return;
+  }
+  check(d.ctxPushCurrent(ours), "cuCtxPushCurrent");
+  pushed_ = true;
+}
+
+ContextGuard::~ContextGuard() {
+  if (!pushed_) return;
+  CUcontext popped = nullptr;
+  const CUresult result = driver().ctxPopCurrent(&popped);
+  if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED) {
+    jitvec::detail::log().error("cuCtxPopCurrent failed: {}", error_text(result));
+  }
+}
+
+}  // namespace jitvec::cuda

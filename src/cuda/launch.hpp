@@ -1,0 +1,28 @@
+// src/cuda/launch.hpp: starting a kernel, and how many of its blocks fit on a multiprocessor.
+//
+// launch() is on the path of every GPU ufunc call, so it is a bare cuLaunchKernel plus one
+// comparison: no allocation, logging or formatting unless the launch fails, when it throws
+// CudaError with the launch's geometry. Grids are 3-D (the launcher may fold large or N-d
+// iteration spaces into y and z); blocks are 1-D.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+
+namespace jitvec::cuda {
+
+/// Queues `function` on `stream` with a grid of grid_x * grid_y * grid_z blocks of `block`
+/// threads, `shared_bytes` of dynamic shared memory and the kernel arguments `params` (one
+/// pointer to each argument's value, as cuLaunchKernel takes them). The context `function`
+/// was loaded in must be current (see ContextGuard).
+void launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+            unsigned block, std::size_t shared_bytes, CUstream stream, void** params);
+
+/// How many blocks of `block_size` threads (without dynamic shared memory) of `function` can
+/// be resident on one multiprocessor at once; times DeviceInfo::sm_count, the largest grid
+/// that runs in one wave. One driver query per call, not cached here: keep the result beside
+/// the CUfunction it belongs to (a cache keyed by handle could outlive an unloaded module).
+int max_active_blocks_per_sm(CUfunction function, int block_size);
+
+}  // namespace jitvec::cuda

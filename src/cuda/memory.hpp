@@ -1,0 +1,44 @@
+// src/cuda/memory.hpp: device and pinned host memory, and the copies between them.
+//
+// Device memory comes from the device's default stream-ordered pool (cuMemAllocAsync), which
+// the primary context's first retain set to keep freed memory, so the temporaries of a ufunc
+// call cost no driver allocation after warm-up. Allocation and copy failures throw CudaError
+// saying what was asked (how many bytes, which device); frees never throw: they run in
+// destructors, and at process exit the driver may already be gone.
+//
+// The copies and frees run in whatever context is current; a thread with none gets the primary
+// context of the pointer's device made current (device 0's for pinned host memory), once the
+// driver has refused the call for want of it. `stream` may be null: the legacy default stream.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+
+namespace jitvec::cuda {
+
+/// `bytes` of device memory on `device`, ordered on `stream` (usable by work queued on it after
+/// this call). nullptr for 0 bytes.
+void* alloc_async(int device, std::size_t bytes, CUstream stream);
+/// Frees memory from alloc_async once the work queued on `stream` so far is done. Null is
+/// ignored; failures are logged.
+void free_async(void* pointer, CUstream stream) noexcept;
+
+void copy_host_to_device(void* dst, const void* src, std::size_t bytes, CUstream stream);
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes, CUstream stream);
+void copy_device_to_device(void* dst, const void* src, std::size_t bytes, CUstream stream);
+
+/// Page-locked host memory usable with every context (CU_MEMHOSTALLOC_PORTABLE); nullptr for
+/// 0 bytes.
+void* alloc_pinned(std::size_t bytes);
+/// Frees memory from alloc_pinned. Null is ignored; failures are logged.
+void free_pinned(void* pointer) noexcept;
+
+/// Whether `pointer` addresses device memory the driver knows (cudaMalloc, cuMemAllocAsync,
+/// another library's allocation); false for host memory, unknown pointers, or no driver.
+bool is_device_pointer(const void* pointer) noexcept;
+
+/// Waits for the work queued on `stream`.
+void synchronize(CUstream stream);
+
+}  // namespace jitvec::cuda

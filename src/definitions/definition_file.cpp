@@ -1,0 +1,377 @@
+// src/definitions/definition_file.cpp: toml++ does the TOML; this file checks the shape of a
+// definition file and turns it into DefinitionSet (see definition_file.hpp).
+#include "definitions/definition_file.hpp"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jitvec/errors.hpp"
+
+namespace jitvec::definitions {
+namespace {
+
+constexpr std::string_view kHelpersTable = "device_functions";
+constexpr std::string_view kUfuncsTable = "ufuncs";
+constexpr std::array<std::string_view, 2> kTopLevelTables = {kHelpersTable, kUfuncsTable};
+constexpr std::array<std::string_view, 1> kHelperKeys = {"source"};
+constexpr std::array<std::string_view, 3> kUfuncKeys = {"signatures", "targets", "source"};
+constexpr std::array<std::string_view, 3> kTargetNames = {"cuda", "cpu", "parallel"};
+
+// C++17 keywords and alternative tokens, plus C++20's (so a later -std does not break a file).
+constexpr std::string_view kCppKeywords[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+    "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+    "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+    "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+    "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+    "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+    "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+    "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+    "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+};
+
+bool is_cpp_keyword(std::string_view word) {
+  return std::find(std::begin(kCppKeywords), std::end(kCppKeywords), word) !=
+         std::end(kCppKeywords);
+}
+
+bool is_identifier(std::string_view word) {
+  const auto is_start = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  const auto is_rest = [&](char c) { return is_start(c) || (c >= '0' && c <= '9'); };
+  return !word.empty() && is_start(word.front()) &&
+         std::all_of(word.begin() + 1, word.end(), is_rest) && !is_cpp_keyword(word);
+}
+
+// Levenshtein distance, for "did you mean" hints on misspelt keys and tables.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+template <std::size_t N>
+std::optional<std::string_view> closest(std::string_view word,
+                                        const std::array<std::string_view, N>& candidates) {
+  std::optional<std::string_view> best;
+  std::size_t best_distance = 3;  // suggest only names at most two edits away
+  for (std::string_view candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance && distance < word.size()) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+template <std::size_t N>
+std::string quoted_list(const std::array<std::string_view, N>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? (N > 2 ? ", or " : " or ") : ", ";
+    out += fmt::format("'{}'", names[i]);
+  }
+  return out;
+}
+
+// One entry of a table, with the line it starts on (tables sort by key, files do not).
+struct Entry {
+  std::string_view key;
+  const toml::node* node;
+  toml::source_position position;
+};
+
+// A string from an array, with the line it is on.
+struct StringItem {
+  std::string value;
+  std::uint32_t line;
+};
+
+std::vector<Entry> entries_in_file_order(const toml::table& table) {
+  std::vector<Entry> entries;
+  for (const auto& [key, node] : table) {
+    // A table made implicitly (by a dotted key) may have no position of its own; its key has.
+    toml::source_position position = node.source().begin;
+    if (!position) position = key.source().begin;
+    entries.push_back(Entry{key.str(), &node, position});
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.position < b.position;
+  });
+  return entries;
+}
+
+class DefinitionParser {
+ public:
+  DefinitionParser(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+
+  DefinitionSet parse() {
+    toml::table root;
+    try {
+      root = toml::parse(text_, file_);
+    } catch (const toml::parse_error& error) {
+      const auto& where = error.source().begin;
+      throw DefinitionError(fmt::format("{}:{}:{}: TOML syntax error: {}", file_, where.line,
+                                        where.column, error.description()));
+    }
+    for (const Entry& top : entries_in_file_order(root)) {
+      if (top.key != kHelpersTable && top.key != kUfuncsTable) {
+        const auto hint = closest(top.key, kTopLevelTables);
+        fail(top.position.line, "",
+             fmt::format("unknown top-level {} '{}'{}; a definition file holds only "
+                         "[{}.NAME] and [{}.NAME] tables",
+                         top.node->is_table() ? "table" : "key", top.key,
+                         hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
+                         kHelpersTable, kUfuncsTable));
+      }
+      const toml::table* group = top.node->as_table();
+      if (group == nullptr) {
+        fail(top.position.line, "",
+             fmt::format("'{}' must be a table of entries ([{}.NAME]), not {}", top.key,
+                         top.key, type_name(*top.node)));
+      }
+      for (const Entry& entry : entries_in_file_order(*group)) {
+        if (top.key == kHelpersTable) {
+          parse_helper(entry);
+        } else {
+          parse_ufunc(entry);
+        }
+      }
+    }
+    return std::move(result_);
+  }
+
+ private:
+  [[noreturn]] void fail(std::uint32_t line, std::string_view entry,
+                         std::string_view message) const {
+    if (entry.empty()) throw DefinitionError(fmt::format("{}:{}: {}", file_, line, message));
+    throw DefinitionError(fmt::format("{}:{}: {}: {}", file_, line, entry, message));
+  }
+
+  // "a string", "an integer", ...: what a value is, for messages.
+  static std::string_view type_name(const toml::node& node) {
+    switch (node.type()) {
+      case toml::node_type::table: return "a table";
+      case toml::node_type::array: return "an array";
+      case toml::node_type::string: return "a string";
+      case toml::node_type::integer: return "an integer";
+      case toml::node_type::floating_point: return "a floating-point number";
+      case toml::node_type::boolean: return "a boolean";
+      case toml::node_type::date: return "a date";
+      case toml::node_type::time: return "a time";
+      case toml::node_type::date_time: return "a date-time";
+      case toml::node_type::none: break;
+    }
+    return "a value";
+  }
+
+  // Checks what every entry shares (a table, a C++ name, unique, known keys) and returns its
+  // table.
+  template <std::size_t N>
+  const toml::table& check_entry(const Entry& entry, const std::string& label,
+                                 const std::array<std::string_view, N>& allowed_keys) {
+    const std::uint32_t line = entry.position.line;
+    const toml::table* table = entry.node->as_table();
+    if (table == nullptr) {
+      fail(line, label,
+           fmt::format("an entry must be a table (a [{}] header or an inline {{ ... }}), "
+                       "not {}",
+                       label, type_name(*entry.node)));
+    }
+    if (!is_identifier(entry.key)) {
+      fail(line, label,
+           fmt::format("'{}' is not a valid C++ identifier (letters, digits and '_', not "
+                       "starting with a digit, not a keyword); the entry's name is the "
+                       "function's name",
+                       entry.key));
+    }
+    const auto [previous, inserted] =
+        first_use_.emplace(std::string(entry.key), std::make_pair(label, line));
+    if (!inserted) {
+      fail(line, label,
+           fmt::format("the name '{}' is already defined by {} (line {}); helpers and ufuncs "
+                       "share one namespace",
+                       entry.key, previous->second.first, previous->second.second));
+    }
+    for (const Entry& key : entries_in_file_order(*table)) {
+      if (std::find(allowed_keys.begin(), allowed_keys.end(), key.key) != allowed_keys.end()) {
+        continue;
+      }
+      const auto hint = closest(key.key, allowed_keys);
+      fail(key.position.line, label,
+           fmt::format("unknown key '{}' ({})", key.key,
+                       hint ? fmt::format("did you mean '{}'?", *hint)
+                            : fmt::format("allowed: {}", quoted_list(allowed_keys))));
+    }
+    return *table;
+  }
+
+  // The entry's `source`, which must be a non-blank string, and the line its first line is on.
+  std::pair<std::string, SourceOrigin> read_source(const Entry& entry, const toml::table& table,
+                                                   const std::string& label) const {
+    const toml::node* node = table.get("source");
+    if (node == nullptr) fail(entry.position.line, label, "missing 'source'");
+    const auto* source = node->as_string();
+    if (source == nullptr) {
+      fail(node->source().begin.line, label,
+           fmt::format("'source' must be a string, not {}", type_name(*node)));
+    }
+    const std::string& text = source->get();
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+      fail(node->source().begin.line, label, "'source' is empty");
+    }
+    return {text, SourceOrigin{file_, first_source_line(*node)}};
+  }
+
+  // The strings of an array value, each with its line; a `required` array must exist, and
+  // no array may be empty.
+  std::vector<StringItem> read_string_array(const Entry& entry, const toml::table& table,
+                                            const std::string& label, std::string_view key,
+                                            bool required) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) {
+      if (required) fail(entry.position.line, label, fmt::format("missing '{}'", key));
+      return {};
+    }
+    const std::uint32_t line = node->source().begin.line;
+    const toml::array* array = node->as_array();
+    if (array == nullptr) {
+      fail(line, label,
+           fmt::format("'{}' must be an array of strings, not {}", key, type_name(*node)));
+    }
+    if (array->empty()) fail(line, label, fmt::format("'{}' is empty", key));
+    std::vector<StringItem> items;
+    for (const toml::node& element : *array) {
+      const auto* string = element.as_string();
+      if (string == nullptr) {
+        fail(element.source().begin.line, label,
+             fmt::format("'{}' must be an array of strings; it holds {}", key,
+                         type_name(element)));
+      }
+      items.push_back(StringItem{string->get(), element.source().begin.line});
+    }
+    return items;
+  }
+
+  void parse_helper(const Entry& entry) {
+    const std::string label = fmt::format("{}.{}", kHelpersTable, entry.key);
+    const toml::table& table = check_entry(entry, label, kHelperKeys);
+    auto [source, origin] = read_source(entry, table, label);
+    result_.helpers.push_back(
+        HelperDefinition{std::string(entry.key), std::move(source), std::move(origin)});
+  }
+
+  void parse_ufunc(const Entry& entry) {
+    const std::string label = fmt::format("{}.{}", kUfuncsTable, entry.key);
+    const toml::table& table = check_entry(entry, label, kUfuncKeys);
+    std::vector<std::string> signatures;
+    for (StringItem& item :
+         read_string_array(entry, table, label, "signatures", /*required=*/true)) {
+      signatures.push_back(std::move(item.value));
+    }
+    std::vector<std::string> targets;
+    for (StringItem& item : read_string_array(entry, table, label, "targets", /*required=*/false)) {
+      if (std::find(kTargetNames.begin(), kTargetNames.end(), item.value) == kTargetNames.end()) {
+        fail(item.line, label,
+             fmt::format("unknown target '{}' (targets are {})", item.value,
+                         quoted_list(kTargetNames)));
+      }
+      if (std::find(targets.begin(), targets.end(), item.value) != targets.end()) {
+        fail(item.line, label, fmt::format("target '{}' is listed twice", item.value));
+      }
+      targets.push_back(std::move(item.value));
+    }
+    auto [source, origin] = read_source(entry, table, label);
+    result_.ufuncs.push_back(UfuncDefinition{std::string(entry.key), std::move(signatures),
+                                             std::move(source), std::move(targets),
+                                             std::move(origin)});
+  }
+
+  // The file line of a string value's first character: the value's own line, or the next one
+  // when it is a multi-line string whose opening delimiter ends its line (TOML trims that
+  // newline). toml++ gives the value's line and column (in code points, after any BOM).
+  int first_source_line(const toml::node& value) const {
+    const toml::source_position begin = value.source().begin;
+    std::string_view rest = text_;
+    if (rest.substr(0, 3) == "\xEF\xBB\xBF") rest.remove_prefix(3);
+    for (std::uint32_t line = 1; line < begin.line; ++line) {
+      rest.remove_prefix(std::min(rest.size(), rest.find('\n') + 1));
+    }
+    for (std::uint32_t column = 1; column < begin.column && !rest.empty(); ++column) {
+      rest.remove_prefix(1);  // the code point's first byte, then its continuation bytes
+      while (!rest.empty() && (static_cast<unsigned char>(rest.front()) & 0xC0) == 0x80) {
+        rest.remove_prefix(1);
+      }
+    }
+    const bool multi_line = rest.substr(0, 3) == "'''" || rest.substr(0, 3) == "\"\"\"";
+    if (multi_line) {
+      rest.remove_prefix(3);
+      if (rest.substr(0, 1) == "\n" || rest.substr(0, 2) == "\r\n") {
+        return static_cast<int>(begin.line) + 1;
+      }
+    }
+    return static_cast<int>(begin.line);
+  }
+
+  std::string_view text_;
+  std::string file_;
+  DefinitionSet result_;
+  // Each name defined so far: the entry that defined it and its line.
+  std::map<std::string, std::pair<std::string, std::uint32_t>> first_use_;
+};
+
+}  // namespace
+
+DefinitionSet parse_definition_text(std::string_view text, std::string file_name_for_messages) {
+  return DefinitionParser(text, std::move(file_name_for_messages)).parse();
+}
+
+DefinitionSet parse_definition_file(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  std::error_code error;
+  if (std::filesystem::is_directory(file, error)) {
+    throw DefinitionError(fmt::format("{}: cannot read definition file: it is a directory", name));
+  }
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) {
+    throw DefinitionError(
+        fmt::format("{}: cannot read definition file: {}", name, std::strerror(errno)));
+  }
+  std::ostringstream contents;
+  contents << stream.rdbuf();
+  if (stream.bad()) {
+    throw DefinitionError(
+        fmt::format("{}: cannot read definition file: {}", name, std::strerror(errno)));
+  }
+  return parse_definition_text(contents.str(), name);
+}
+
+}  // namespace jitvec::definitions

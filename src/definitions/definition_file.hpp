@@ -1,0 +1,83 @@
+// src/definitions/definition_file.hpp: reading jitvec's human-edited TOML definition files.
+//
+// A definition file lists device-function helpers and ufuncs, each as a table whose name is the
+// C++ name of the function:
+//
+//     [device_functions.polar_to_cartesian]
+//     source = '''
+//     __device__ void polar_to_cartesian(float rho, float theta, float& x, float& y) { ... }
+//     '''
+//
+//     [ufuncs.polar_distance]
+//     signatures = ["float32(float32, float32, float32, float32)"]
+//     targets = ["cuda", "cpu"]   # optional: what `jitvec compile` builds by default
+//     source = '''
+//     __device__ float polar_distance(float rho1, float theta1, float rho2, float theta2) { ... }
+//     '''
+//
+// This file turns such text into plain structs, checking the file's shape: only those two
+// top-level tables, only the known keys, values of the right types, target names jitvec knows,
+// names that are C++ identifiers and unique across helpers and ufuncs. It does not parse the
+// signatures (the engine does, with jitvec::Signature::parse) nor compile anything.
+// Every error is a jitvec::DefinitionError whose message reads
+//     samples/x.toml:12: ufuncs.polar_distance: 'signatures' must be an array of strings
+// and TOML syntax errors carry the column too (samples/x.toml:12:7: ...).
+//
+// Each source keeps the file line its first line stands on, so generated code can say
+// `#line N "file"` and compiler errors point at the definition file. With a `'''` (or `"""`)
+// string whose opening delimiter ends its line, TOML drops that newline, so the first source
+// line is the next one. Only literal strings ('''...''') keep every later line in step: in a
+// basic string ("""...""") a line-ending backslash joins lines, so prefer '''.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jitvec::definitions {
+
+/// Where a definition's source text came from.
+struct SourceOrigin {
+  /// The file name as given to the parser (used in messages and #line directives).
+  std::string file;
+  /// The 1-based line of `file` on which the source's first line stands.
+  int line = 1;
+};
+
+/// A `[device_functions.NAME]` entry: a helper pasted into the ufuncs that call it.
+struct HelperDefinition {
+  std::string name;
+  std::string source;
+  SourceOrigin origin;
+};
+
+/// A `[ufuncs.NAME]` entry.
+struct UfuncDefinition {
+  std::string name;
+  /// The signature strings as written, unparsed, in file order (at least one).
+  std::vector<std::string> signatures;
+  std::string source;
+  /// "cuda", "cpu" or "parallel", as written; empty when the entry gives no `targets`.
+  std::vector<std::string> targets;
+  SourceOrigin origin;
+};
+
+/// Everything one definition file defines, each list in file order.
+struct DefinitionSet {
+  std::vector<HelperDefinition> helpers;
+  std::vector<UfuncDefinition> ufuncs;
+};
+
+/// Reads and checks the definition file at `file`; messages name it as `file.string()`.
+/// Throws DefinitionError for an unreadable file and for every problem parse_definition_text
+/// reports.
+DefinitionSet parse_definition_file(const std::filesystem::path& file);
+
+/// Parses definition-file `text`; `file_name_for_messages` names it in errors and origins.
+/// Throws DefinitionError (with file, line and entry) for a TOML syntax error, an unknown
+/// top-level table or entry key, a missing or mistyped value, an empty source or signature
+/// list, an unknown target, a name that is not a C++ identifier, or a name used twice.
+DefinitionSet parse_definition_text(std::string_view text, std::string file_name_for_messages);
+
+}  // namespace jitvec::definitions

@@ -1,0 +1,112 @@
+#include "engine/call_plan.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/engine_impl.hpp"
+#include "launch/broadcast.hpp"
+
+namespace jitvec::engine {
+namespace {
+
+std::string argument_name(int k) { return fmt::format("argument {}", k + 1); }
+
+void check_out(const detail::UfuncImpl& ufunc, const CallPlan& plan, const Array& out) {
+  const DType result = plan.spec.loop.result;
+  if (!can_cast_same_kind(result, out.dtype())) {
+    throw ArgumentError(fmt::format(
+        "ufunc '{}': out= is a {} array, but loop {} returns {}, which does not cast to {} "
+        "(casting='same_kind')",
+        ufunc.name, dtype_name(out.dtype()), plan.spec.loop.to_string(), dtype_name(result),
+        dtype_name(out.dtype())));
+  }
+  if (out.shape() != plan.shape) {
+    throw BroadcastError(fmt::format("ufunc '{}': out= has shape {}, but the inputs broadcast to {}",
+                                     ufunc.name, shape_to_string(out.shape()),
+                                     shape_to_string(plan.shape)));
+  }
+  for (int d = 0; d < out.ndim(); ++d) {
+    if (out.strides()[d] == 0 && out.shape()[d] > 1) {
+      throw ArgumentError(fmt::format(
+          "ufunc '{}': out= has stride 0 in dimension {} (a broadcast view): several results "
+          "would land on one element",
+          ufunc.name, d));
+    }
+  }
+}
+
+}  // namespace
+
+CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, const Arg* args,
+                        std::size_t count) {
+  CallPlan plan;
+  std::optional<Target> target;
+  std::vector<CallInput> typed;
+  typed.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Arg& arg = args[i];
+    switch (arg.kind()) {
+      case Arg::Kind::array:
+      case Arg::Kind::scalar: {
+        if (plan.nin >= launch::kMaxOperands - 1) {
+          throw ArgumentError(fmt::format("ufunc '{}' was given more than {} inputs", ufunc.name,
+                                          launch::kMaxOperands - 1));
+        }
+        const bool scalar = arg.kind() == Arg::Kind::scalar;
+        plan.inputs[plan.nin] = scalar ? nullptr : &arg.array();
+        typed.push_back(CallInput{scalar, scalar ? arg.scalar().type : arg.array().dtype(),
+                                  scalar ? &arg.scalar() : nullptr});
+        plan.nin++;
+        break;
+      }
+      case Arg::Kind::out:
+        if (plan.out) throw ArgumentError(fmt::format("ufunc '{}': out= given twice", ufunc.name));
+        plan.out = &arg.array();
+        break;
+      case Arg::Kind::stream: plan.stream = arg.stream(); break;
+      case Arg::Kind::target: target = arg.target_value(); break;
+    }
+  }
+  plan.target = target ? *target : ufunc.target ? *ufunc.target : default_target;
+
+  plan.signature_index = resolve_loop(ufunc.name, ufunc.signatures, typed);
+  const Signature& loop = ufunc.signatures[plan.signature_index];
+  plan.spec.loop = loop;
+  plan.spec.inputs.resize(plan.nin);
+  for (int k = 0; k < plan.nin; ++k) {
+    if (typed[k].is_scalar) {
+      plan.scalar_mask |= 1u << k;
+      plan.spec.inputs[k] = loop.args[k];
+      convert_scalar(*typed[k].scalar, loop.args[k], plan.scalars[k]);
+    } else {
+      plan.spec.inputs[k] = typed[k].dtype;
+    }
+  }
+  plan.spec.out_storage = plan.out ? plan.out->dtype() : loop.result;
+
+  std::vector<launch::NamedShape> shapes;
+  for (int k = 0; k < plan.nin; ++k) {
+    if (plan.inputs[k]) shapes.push_back(launch::NamedShape{&plan.inputs[k]->shape(), argument_name(k)});
+  }
+  plan.shape = shapes.empty() ? Shape{} : launch::broadcast_shapes(shapes);
+  plan.numel = 1;
+  for (std::int64_t s : plan.shape) plan.numel *= s;
+  if (plan.out) check_out(ufunc, plan, *plan.out);
+  return plan;
+}
+
+std::vector<Strides> operand_strides(const CallPlan& plan, const Array* const* inputs,
+                                     const Array& out) {
+  std::vector<Strides> strides;
+  strides.reserve(plan.nin + 1);
+  for (int k = 0; k < plan.nin; ++k) {
+    if (!inputs[k]) {
+      strides.emplace_back(plan.shape.size(), 0);
+    } else {
+      strides.push_back(launch::broadcast_strides(inputs[k]->shape(), inputs[k]->strides(), plan.shape));
+    }
+  }
+  strides.push_back(launch::broadcast_strides(out.shape(), out.strides(), plan.shape));
+  return strides;
+}
+
+}  // namespace jitvec::engine

@@ -1,0 +1,128 @@
+#include "engine/cuda_launcher.hpp"
+
+#include <fmt/format.h>
+
+#include "core/strided_copy.hpp"
+#include "cuda/context.hpp"
+#include "cuda/launch.hpp"
+#include "cuda/memory.hpp"
+#include "engine/engine_impl.hpp"
+
+namespace jitvec::engine {
+namespace {
+
+int choose_device(const detail::UfuncImpl& ufunc, const CallPlan& plan) {
+  int device = -1;
+  auto consider = [&](const Array* a, const std::string& what) {
+    if (!a || !a->is_device()) return;
+    if (device >= 0 && a->device() != device) {
+      throw ArgumentError(fmt::format("ufunc '{}': {} is on cuda:{} but another argument is on "
+                                      "cuda:{}; move them to one device",
+                                      ufunc.name, what, a->device(), device));
+    }
+    device = a->device();
+  };
+  for (int k = 0; k < plan.nin; ++k) consider(plan.inputs[k], fmt::format("argument {}", k + 1));
+  consider(plan.out, "out=");
+  return device < 0 ? 0 : device;
+}
+
+unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
+}
+
+void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
+                 const Array& out) {
+  const launch::IterationSpace space = launch::plan_iteration(
+      plan.shape, operand_strides(plan, inputs, out), plan.scalar_mask);
+  const std::int64_t n = space.numel;
+
+  // Kernel parameters: (in_k, s_k) for each input, out, scalar_mask, then n or the block.
+  void* pointers[launch::kMaxOperands];
+  void* params[2 * launch::kMaxOperands + 3];
+  for (int k = 0; k < plan.nin; ++k) {
+    pointers[k] = inputs[k] ? inputs[k]->data() : nullptr;
+    params[2 * k] = &pointers[k];
+    params[2 * k + 1] = const_cast<ScalarSlot*>(&plan.scalars[k]);
+  }
+  void* out_pointer = out.data();
+  unsigned mask = plan.scalar_mask;
+  long long count = n;
+  launch::StridedParamsBuffer block;
+  params[2 * plan.nin] = &out_pointer;
+  params[2 * plan.nin + 1] = &mask;
+  CUstream stream = plan.stream.handle();
+
+  if (space.contiguous) {
+    params[2 * plan.nin + 2] = &count;
+    const codegen::ContigVectorShape vs = loop.vector_shape;
+    bool aligned = reinterpret_cast<std::uintptr_t>(out_pointer) %
+                       (vs.vec * dtype_size(plan.spec.out_storage)) == 0;
+    for (int k = 0; k < plan.nin && aligned; ++k) {
+      if (inputs[k]) {
+        aligned = reinterpret_cast<std::uintptr_t>(pointers[k]) %
+                      (vs.vec * dtype_size(plan.spec.inputs[k])) == 0;
+      }
+    }
+    if (aligned) {
+      cuda::launch(loop.contig_vec, blocks_for(n, vs.elements_per_block()), 1, 1,
+                   codegen::kCudaBlock, 0, stream, params);
+    } else {
+      const unsigned grid = std::min<unsigned>(blocks_for(n, codegen::kCudaBlock), loop.contig_wave);
+      cuda::launch(loop.contig, grid, 1, 1, codegen::kCudaBlock, 0, stream, params);
+    }
+    return;
+  }
+  params[2 * plan.nin + 2] = block.bytes;
+  if (space.fits_32bit) {
+    launch::fill_strided_params(space, launch::IndexWidth::bits32, block);
+    cuda::launch(loop.strided32, blocks_for(n, codegen::kCudaBlock * codegen::kStridedUnroll), 1,
+                 1, codegen::kCudaBlock, 0, stream, params);
+  } else {
+    launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
+    cuda::launch(loop.strided64, blocks_for(n, codegen::kCudaBlock), 1, 1, codegen::kCudaBlock, 0,
+                 stream, params);
+  }
+}
+
+}  // namespace
+
+Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {
+  const int device = choose_device(ufunc, plan);
+  cuda::ContextGuard guard(device);
+  const Stream stream = plan.stream;
+
+  // Inputs: host arrays are copied to the device (packed in their own shape).
+  std::array<Array, launch::kMaxOperands> moved;
+  std::array<const Array*, launch::kMaxOperands> inputs{};
+  bool any_device_input = false;
+  for (int k = 0; k < plan.nin; ++k) {
+    const Array* in = plan.inputs[k];
+    if (in && !in->is_device() && plan.numel > 0) {
+      moved[k] = in->to_device(device, stream);
+      inputs[k] = &moved[k];
+    } else {
+      inputs[k] = in;
+    }
+    any_device_input = any_device_input || (in && in->is_device());
+  }
+
+  // Output: out= if it is on the device; else a new device array.
+  const bool result_on_host = plan.out ? !plan.out->is_device() : !any_device_input;
+  Array device_out = plan.out && plan.out->is_device()
+                         ? *plan.out
+                         : Array::empty(plan.spec.out_storage, plan.shape, Memory::device, device,
+                                        stream);
+  if (plan.numel > 0) {
+    auto loop = ufunc.engine.cuda_loop(ufunc, plan.spec, device);
+    launch_loop(*loop, plan, inputs.data(), device_out);
+  }
+  if (!result_on_host) return device_out;
+
+  Array host = device_out.to_host(stream);  // synchronizes
+  if (!plan.out) return host;
+  detail::copy_contiguous_to_strided(host.data(), *plan.out);
+  return *plan.out;
+}
+
+}  // namespace jitvec::engine

@@ -1,0 +1,261 @@
+#include "jitvec/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cache/cache_settings.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "core/log.hpp"
+#include "cuda/context.hpp"
+#include "cuda/device.hpp"
+#include "cuda/driver.hpp"
+#include "cuda/launch.hpp"
+#include "codegen/host_source.hpp"
+#include "definitions/definition_file.hpp"
+#include "engine/engine_impl.hpp"
+#include "launch/strided_params.hpp"
+
+namespace jitvec {
+namespace {
+
+// Definitions name their origin by file name only: #line directives (and so the generated
+// source and its cache key) stay the same wherever the definition file is read from.
+std::string origin_name(const std::string& file) {
+  return file.empty() ? std::string() : std::filesystem::path(file).filename().string();
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) {
+    return false;
+  }
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+void check_definition(const char* what, const std::string& name, const std::string& source) {
+  if (!is_identifier(name)) {
+    throw DefinitionError(fmt::format("{} name '{}' is not a C++ identifier", what, name));
+  }
+  if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw DefinitionError(fmt::format("{} '{}' has an empty source", what, name));
+  }
+  if (codegen::identifiers_in(source).count(name) == 0) {
+    throw DefinitionError(fmt::format(
+        "the source of {} '{}' does not mention '{}': it must define a function of that name",
+        what, name, name));
+  }
+}
+
+}  // namespace
+
+// ---- Engine::Impl ----
+
+Engine::Impl::Impl(EngineOptions opts) : options(std::move(opts)) {
+  cache::CacheSettings settings = cache::resolve_cache_settings(options.cache);
+  if (!settings.disabled) disk_ = std::make_unique<cache::DiskCache>(std::move(settings));
+}
+
+Target Engine::Impl::default_target() {
+  std::call_once(default_target_once_, [this] {
+    if (options.default_target) {
+      default_target_ = *options.default_target;
+      return;
+    }
+    if (const char* env = std::getenv("JITVEC_TARGET"); env && *env) {
+      if (auto t = parse_target(env)) {
+        default_target_ = *t;
+        return;
+      }
+      detail::warn_once("JITVEC_TARGET", fmt::format("JITVEC_TARGET='{}' is not one of cuda, cpu, "
+                                                     "parallel; ignoring it", env));
+    }
+    default_target_ = cuda::device_count() > 0 ? Target::cuda : Target::cpu;
+  });
+  return default_target_;
+}
+
+cpu::ThreadPool& Engine::Impl::thread_pool() {
+  std::call_once(pool_once_, [this] { pool_ = std::make_unique<cpu::ThreadPool>(options.threads); });
+  return *pool_;
+}
+
+engine::LoopDefinition Engine::Impl::loop_definition(const detail::UfuncImpl& ufunc,
+                                                     const codegen::LoopSpec& spec) const {
+  std::shared_lock<std::shared_mutex> lock(registry_mutex);
+  return engine::LoopDefinition{&ufunc.source, codegen::helpers_used(ufunc.source.source, helpers),
+                                spec};
+}
+
+std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::UfuncImpl& ufunc,
+                                                                const codegen::LoopSpec& spec,
+                                                                int device) {
+  bool hit = false;
+  auto loop = const_cast<detail::UfuncImpl&>(ufunc).cuda_loops.get_or_build(
+      spec, device,
+      [&] {
+        const std::string arch = compile::arch_for_device(cuda::device_info(device).cc_major,
+                                                          cuda::device_info(device).cc_minor);
+        engine::BuiltLoop built =
+            engine::build_cuda_loop(loop_definition(ufunc, spec), arch, disk_.get(), counters);
+        const std::string* cubin = built.entry.payload(cache::payload_kind::cubin);
+        const std::string* ptx = built.entry.payload(cache::payload_kind::ptx);
+        auto made = std::make_shared<engine::CudaLoop>(cuda::Module::load(
+            device, cubin ? *cubin : std::string_view(), ptx ? *ptx : std::string_view()));
+        made->contig_vec = made->module.function("jitvec_contig_vec");
+        made->contig = made->module.function("jitvec_contig");
+        made->strided32 = made->module.function("jitvec_strided32");
+        made->strided64 = made->module.function("jitvec_strided64");
+        made->vector_shape = codegen::contig_vector_shape(spec);
+        made->contig_wave = static_cast<unsigned>(
+            cuda::device_info(device).sm_count *
+            std::max(1, cuda::max_active_blocks_per_sm(made->contig, codegen::kCudaBlock)));
+        return std::shared_ptr<const engine::CudaLoop>(std::move(made));
+      },
+      hit);
+  if (hit) memory_hits++;
+  return loop;
+}
+
+std::shared_ptr<const engine::HostLoop> Engine::Impl::host_loop(const detail::UfuncImpl& ufunc,
+                                                                const codegen::LoopSpec& spec) {
+  bool hit = false;
+  auto loop = const_cast<detail::UfuncImpl&>(ufunc).host_loops.get_or_build(
+      spec, -1,
+      [&] {
+        engine::BuiltLoop built =
+            engine::build_host_loop(loop_definition(ufunc, spec), disk_.get(), counters);
+        const std::string* so = built.entry.payload(cache::payload_kind::shared_object);
+        if (!so) {
+          throw Error(fmt::format("cache entry {} of ufunc '{}' holds no shared object",
+                                  built.key_hex, ufunc.name));
+        }
+        auto made = std::make_shared<engine::HostLoop>(cpu::HostModule::load_bytes(*so));
+        made->contig =
+            reinterpret_cast<engine::HostContigFn>(made->module.symbol(codegen::kHostContigSymbol));
+        made->strided = reinterpret_cast<engine::HostStridedFn>(
+            made->module.symbol(codegen::kHostStridedSymbol));
+        return std::shared_ptr<const engine::HostLoop>(std::move(made));
+      },
+      hit);
+  if (hit) memory_hits++;
+  return loop;
+}
+
+// ---- Engine ----
+
+Engine::Engine() : Engine(EngineOptions{}) {}
+Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Engine::~Engine() = default;
+
+Engine& Engine::global() {
+  static Engine engine;
+  return engine;
+}
+
+void Engine::define_device_function(const std::string& name, const std::string& source,
+                                    const VectorizeOptions& origin) {
+  check_definition("device function", name, source);
+  std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
+  if (impl_->helpers.count(name) || impl_->ufuncs.count(name)) {
+    throw DefinitionError(fmt::format("'{}' is already defined in this engine", name));
+  }
+  impl_->helpers.emplace(
+      name, codegen::HelperSource{name, source, origin_name(origin.origin_file), origin.origin_line});
+}
+
+Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>& signatures,
+                        const std::string& source, const VectorizeOptions& options) {
+  check_definition("ufunc", name, source);
+  if (signatures.empty()) {
+    throw DefinitionError(fmt::format("ufunc '{}' needs at least one signature", name));
+  }
+  std::vector<Signature> parsed;
+  for (const std::string& text : signatures) {
+    parsed.push_back(Signature::parse(text));
+    if (parsed.back().args.size() != parsed.front().args.size()) {
+      throw DefinitionError(fmt::format(
+          "ufunc '{}': signature \"{}\" takes {} inputs but \"{}\" takes {}; every signature of "
+          "a ufunc takes the same number",
+          name, text, parsed.back().args.size(), signatures.front(), parsed.front().args.size()));
+    }
+    if (static_cast<int>(parsed.back().args.size()) >= launch::kMaxOperands) {
+      throw DefinitionError(fmt::format("ufunc '{}' takes {} inputs; jitvec supports at most {}",
+                                        name, parsed.back().args.size(), launch::kMaxOperands - 1));
+    }
+  }
+  auto impl = std::make_shared<detail::UfuncImpl>(
+      *impl_, name, std::move(parsed),
+      codegen::UfuncSource{name, source, origin_name(options.origin_file), options.origin_line},
+      options.target);
+  std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
+  if (impl_->helpers.count(name) || impl_->ufuncs.count(name)) {
+    throw DefinitionError(fmt::format("'{}' is already defined in this engine", name));
+  }
+  impl_->ufuncs.emplace(name, impl);
+  return Ufunc(impl);
+}
+
+std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
+  const definitions::DefinitionSet set = definitions::parse_definition_file(file);
+  auto located = [](const definitions::SourceOrigin& origin, const std::string& entry,
+                    const auto& action) {
+    try {
+      return action();
+    } catch (const DefinitionError& e) {
+      throw DefinitionError(fmt::format("{}:{}: {}: {}", origin.file, origin.line, entry, e.what()));
+    } catch (const SignatureError& e) {
+      throw DefinitionError(fmt::format("{}:{}: {}: {}", origin.file, origin.line, entry, e.what()));
+    }
+  };
+  for (const auto& helper : set.helpers) {
+    located(helper.origin, "device_functions." + helper.name, [&] {
+      define_device_function(helper.name, helper.source,
+                             VectorizeOptions{std::nullopt, helper.origin.file, helper.origin.line});
+      return 0;
+    });
+  }
+  std::vector<Ufunc> defined;
+  for (const auto& u : set.ufuncs) {
+    defined.push_back(located(u.origin, "ufuncs." + u.name, [&] {
+      VectorizeOptions opts{std::nullopt, u.origin.file, u.origin.line};
+      return vectorize(u.name, u.signatures, u.source, opts);
+    }));
+  }
+  return defined;
+}
+
+Ufunc Engine::ufunc(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> lock(impl_->registry_mutex);
+  auto it = impl_->ufuncs.find(name);
+  if (it == impl_->ufuncs.end()) {
+    throw DefinitionError(fmt::format("no ufunc named '{}' is defined in this engine", name));
+  }
+  return Ufunc(it->second);
+}
+
+std::vector<std::string> Engine::ufunc_names() const {
+  std::shared_lock<std::shared_mutex> lock(impl_->registry_mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, _] : impl_->ufuncs) names.push_back(name);
+  return names;
+}
+
+EngineStats Engine::stats() const {
+  EngineStats s;
+  s.calls = impl_->calls.load();
+  s.memory_hits = impl_->memory_hits.load();
+  s.disk_hits = impl_->counters.disk_hits.load();
+  s.disk_misses = impl_->counters.disk_misses.load();
+  s.compiles = impl_->counters.compiles.load();
+  s.compile_seconds = static_cast<double>(impl_->counters.compile_microseconds.load()) / 1e6;
+  return s;
+}
+
+const EngineOptions& Engine::options() const { return impl_->options; }
+
+}  // namespace jitvec

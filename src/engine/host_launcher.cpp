@@ -1,0 +1,61 @@
+#include "engine/host_launcher.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/engine_impl.hpp"
+
+namespace jitvec::engine {
+namespace {
+
+// Below this many elements a chunk is not worth a thread.
+constexpr std::int64_t kMinChunk = 1 << 15;
+
+}  // namespace
+
+Array run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan) {
+  for (int k = 0; k < plan.nin; ++k) {
+    if (plan.inputs[k] && plan.inputs[k]->is_device()) {
+      throw TargetError(fmt::format(
+          "ufunc '{}': argument {} is in device memory (cuda:{}), but target {} runs on the host; "
+          "copy it with to_host() or call with target(Target::cuda)",
+          ufunc.name, k + 1, plan.inputs[k]->device(), target_name(plan.target)));
+    }
+  }
+  if (plan.out && plan.out->is_device()) {
+    throw TargetError(fmt::format("ufunc '{}': out= is in device memory, but target {} runs on "
+                                  "the host",
+                                  ufunc.name, target_name(plan.target)));
+  }
+  Array out = plan.out ? *plan.out : Array::empty(plan.spec.out_storage, plan.shape, Memory::host);
+  if (plan.numel == 0) return out;
+
+  auto loop = ufunc.engine.host_loop(ufunc, plan.spec);
+  const launch::IterationSpace space = launch::plan_iteration(
+      plan.shape, operand_strides(plan, plan.inputs.data(), out), plan.scalar_mask);
+
+  void* operands[launch::kMaxOperands];
+  for (int k = 0; k < plan.nin; ++k) {
+    operands[k] = plan.inputs[k] ? plan.inputs[k]->data()
+                                 : const_cast<ScalarSlot*>(&plan.scalars[k])->bytes;
+  }
+  operands[plan.nin] = out.data();
+  const unsigned mask = plan.scalar_mask;
+
+  launch::StridedParamsBuffer block;
+  if (!space.contiguous) launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
+  auto run = [&](std::int64_t begin, std::int64_t end) {
+    if (space.contiguous) {
+      loop->contig(operands, mask, begin, end);
+    } else {
+      loop->strided(operands, mask, block.bytes, begin, end);
+    }
+  };
+  if (plan.target == Target::parallel) {
+    ufunc.engine.thread_pool().parallel_for(0, space.numel, kMinChunk, run);
+  } else {
+    run(0, space.numel);
+  }
+  return out;
+}
+
+}  // namespace jitvec::engine

@@ -1,0 +1,59 @@
+// src/engine/loop_builder.hpp: from a ufunc definition and a LoopSpec to binaries, via the
+// disk cache.
+//
+// The pipeline, in order, for one loop:
+//   1. generate the source (codegen: prelude + helpers + user function + loops);
+//   2. build the cache key from everything that changes the binary: jitvec's version, the
+//      target, the architecture, the compiler's identity and options, and the source itself;
+//   3. look the key up in the disk cache (a hit returns the stored binaries);
+//   4. otherwise compile (NVRTC for cuda, the host compiler for cpu/parallel) and store.
+// Compile errors propagate as CompileError; nothing is stored for them. This file knows
+// nothing about devices or calls: `jitvec compile` uses it on machines without a GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cache/cache_key.hpp"
+#include "cache/disk_cache.hpp"
+#include "codegen/helper_closure.hpp"
+#include "codegen/loop_spec.hpp"
+#include "codegen/source_parts.hpp"
+
+namespace jitvec::engine {
+
+/// Counts the builder's work (the engine adds these to its stats).
+struct BuildCounters {
+  std::atomic<std::uint64_t> disk_hits{0};
+  std::atomic<std::uint64_t> disk_misses{0};
+  std::atomic<std::uint64_t> compiles{0};
+  std::atomic<std::uint64_t> compile_microseconds{0};
+};
+
+struct BuiltLoop {
+  cache::CacheEntry entry;  // payloads: cubin + ptx, or so; source; log
+  std::string key_hex;
+  bool from_cache = false;
+};
+
+/// Everything a loop's binary depends on, as one definition.
+struct LoopDefinition {
+  const codegen::UfuncSource* ufunc;
+  std::vector<const codegen::HelperSource*> helpers;
+  codegen::LoopSpec spec;
+};
+
+/// A GPU loop for `arch` ("sm_90").
+BuiltLoop build_cuda_loop(const LoopDefinition& def, const std::string& arch,
+                          cache::DiskCache* disk, BuildCounters& counters);
+
+/// A host loop (shared object), for the cpu and parallel targets alike.
+BuiltLoop build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
+                          BuildCounters& counters);
+
+/// The cache key of a GPU loop (exposed for tests and `jitvec cache`).
+cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch,
+                              const std::string& source);
+cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& source);
+
+}  // namespace jitvec::engine

@@ -1,0 +1,130 @@
+#include "engine/precompile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <shared_mutex>
+
+#include "codegen/loop_spec.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "definitions/definition_file.hpp"
+#include "engine/engine_impl.hpp"
+#include "engine/loop_builder.hpp"
+
+namespace jitvec::engine {
+namespace {
+
+std::shared_ptr<detail::UfuncImpl> find_ufunc(Engine& engine, const std::string& name) {
+  Engine::Impl& impl = engine.impl();
+  std::shared_lock<std::shared_mutex> lock(impl.registry_mutex);
+  auto it = impl.ufuncs.find(name);
+  if (it == impl.ufuncs.end()) {
+    throw DefinitionError(fmt::format("no ufunc named '{}' is defined in this engine", name));
+  }
+  return it->second;
+}
+
+template <class T> void append_once(std::vector<T>& list, const T& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+}  // namespace
+
+DefinedTargets load_definition_files(Engine& engine,
+                                     const std::vector<std::filesystem::path>& files) {
+  DefinedTargets defined;
+  for (const auto& file : files) {
+    engine.load_definitions(file);
+    // The definition file parser has already checked that every name is a known target.
+    for (const auto& ufunc : definitions::parse_definition_file(file).ufuncs) {
+      if (ufunc.targets.empty()) continue;
+      std::vector<Target>& targets = defined[ufunc.name];
+      for (const std::string& name : ufunc.targets) append_once(targets, *parse_target(name));
+    }
+  }
+  return defined;
+}
+
+std::vector<Target> binary_targets(const std::string& ufunc, const std::vector<Target>& requested,
+                                   const DefinedTargets& defined) {
+  std::vector<Target> wanted = requested;
+  if (wanted.empty()) {
+    auto it = defined.find(ufunc);
+    wanted = it != defined.end() ? it->second : std::vector<Target>{Target::cuda};
+  }
+  std::vector<Target> binaries;
+  if (std::count(wanted.begin(), wanted.end(), Target::cuda)) binaries.push_back(Target::cuda);
+  if (std::count(wanted.begin(), wanted.end(), Target::cpu) ||
+      std::count(wanted.begin(), wanted.end(), Target::parallel)) {
+    binaries.push_back(Target::cpu);
+  }
+  return binaries;
+}
+
+std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Target>& targets,
+                                           const std::vector<std::string>& archs,
+                                           const DefinedTargets& defined) {
+  std::vector<std::string> unique_archs;
+  for (const std::string& arch : archs) {
+    compile::parse_arch(arch);
+    append_once(unique_archs, arch);
+  }
+  std::vector<PrecompileJob> jobs;
+  for (const std::string& name : engine.ufunc_names()) {
+    const std::vector<Signature>& signatures = find_ufunc(engine, name)->signatures;
+    const std::vector<Target> binaries = binary_targets(name, targets, defined);
+    if (unique_archs.empty() &&
+        std::find(binaries.begin(), binaries.end(), Target::cuda) != binaries.end()) {
+      throw ArgumentError(fmt::format(
+          "ufunc '{}' is to be built for the cuda target, but no GPU architecture was given",
+          name));
+    }
+    for (std::size_t index = 0; index < signatures.size(); ++index) {
+      const std::string signature = signatures[index].to_string();
+      for (Target binary : binaries) {
+        if (binary == Target::cuda) {
+          for (const std::string& arch : unique_archs) {
+            jobs.push_back(PrecompileJob{name, index, signature, Target::cuda, arch});
+          }
+        } else {
+          jobs.push_back(PrecompileJob{name, index, signature, Target::cpu, kHostArch});
+        }
+      }
+    }
+  }
+  return jobs;
+}
+
+PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
+  PrecompileResult result;
+  result.job = job;
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    const std::shared_ptr<detail::UfuncImpl> ufunc = find_ufunc(engine, job.ufunc);
+    if (job.signature_index >= ufunc->signatures.size()) {
+      throw ArgumentError(fmt::format("ufunc '{}' has {} signatures; there is no signature {}",
+                                      job.ufunc, ufunc->signatures.size(), job.signature_index));
+    }
+    Engine::Impl& impl = engine.impl();
+    const LoopDefinition definition = impl.loop_definition(
+        *ufunc, codegen::LoopSpec::exact(ufunc->signatures[job.signature_index]));
+    const BuiltLoop built =
+        job.target == Target::cuda
+            ? build_cuda_loop(definition, job.arch, impl.disk(), impl.counters)
+            : build_host_loop(definition, impl.disk(), impl.counters);
+    result.ok = true;
+    result.from_cache = built.from_cache;
+    result.key_hex = built.key_hex;
+  } catch (const std::exception& e) {
+    // Reported to the caller, who prints it; a job's failure must not stop the others.
+    result.error = e.what();
+  }
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace jitvec::engine

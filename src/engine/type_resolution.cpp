@@ -1,0 +1,171 @@
+#include "engine/type_resolution.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace jitvec::engine {
+namespace {
+
+template <class T> bool int_in_range(std::int64_t v) {
+  return v >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+         (v < 0 || static_cast<std::uint64_t>(v) <=
+                       static_cast<std::uint64_t>(std::numeric_limits<T>::max()));
+}
+template <class T> bool uint_in_range(std::uint64_t v) {
+  return v <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+}
+
+bool int_fits(std::int64_t v, DType to) {
+  switch (to) {
+    case DType::int8: return int_in_range<std::int8_t>(v);
+    case DType::int16: return int_in_range<std::int16_t>(v);
+    case DType::int32: return int_in_range<std::int32_t>(v);
+    case DType::int64: return true;
+    case DType::uint8: return int_in_range<std::uint8_t>(v);
+    case DType::uint16: return int_in_range<std::uint16_t>(v);
+    case DType::uint32: return int_in_range<std::uint32_t>(v);
+    case DType::uint64: return v >= 0;
+    default: return false;
+  }
+}
+
+bool uint_fits(std::uint64_t v, DType to) {
+  switch (to) {
+    case DType::int8: return uint_in_range<std::int8_t>(v);
+    case DType::int16: return uint_in_range<std::int16_t>(v);
+    case DType::int32: return uint_in_range<std::int32_t>(v);
+    case DType::int64: return uint_in_range<std::int64_t>(v);
+    case DType::uint8: return uint_in_range<std::uint8_t>(v);
+    case DType::uint16: return uint_in_range<std::uint16_t>(v);
+    case DType::uint32: return uint_in_range<std::uint32_t>(v);
+    case DType::uint64: return true;
+    default: return false;
+  }
+}
+
+bool is_unsigned_scalar(const ScalarValue& s) { return dtype_kind(s.type) == DTypeKind::unsigned_int; }
+
+template <class T> void store(ScalarSlot& slot, T value) {
+  std::memset(slot.bytes, 0, sizeof slot.bytes);
+  std::memcpy(slot.bytes, &value, sizeof(T));
+}
+
+template <class T> T scalar_as(const ScalarValue& s) {
+  switch (dtype_kind(s.type)) {
+    case DTypeKind::boolean: return static_cast<T>(s.b);
+    case DTypeKind::signed_int: return static_cast<T>(s.i);
+    case DTypeKind::unsigned_int: return static_cast<T>(s.u);
+    case DTypeKind::floating: return static_cast<T>(s.f);
+  }
+  return T{};
+}
+
+std::string describe_inputs(const std::vector<CallInput>& inputs) {
+  std::string s;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (k) s += ", ";
+    s += inputs[k].is_scalar ? fmt::format("{} scalar {}", dtype_name(inputs[k].dtype),
+                                           scalar_to_string(*inputs[k].scalar))
+                             : fmt::format("{} array", dtype_name(inputs[k].dtype));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string scalar_to_string(const ScalarValue& s) {
+  switch (dtype_kind(s.type)) {
+    case DTypeKind::boolean: return s.b ? "true" : "false";
+    case DTypeKind::signed_int: return std::to_string(s.i);
+    case DTypeKind::unsigned_int: return std::to_string(s.u);
+    case DTypeKind::floating: return fmt::format("{}", s.f);
+  }
+  return "?";
+}
+
+bool scalar_fits(const ScalarValue& s, DType to) {
+  const DTypeKind from_kind = dtype_kind(s.type);
+  switch (dtype_kind(to)) {
+    case DTypeKind::boolean:
+      return from_kind == DTypeKind::boolean;
+    case DTypeKind::signed_int:
+    case DTypeKind::unsigned_int:
+      if (from_kind == DTypeKind::boolean) return true;
+      if (from_kind == DTypeKind::signed_int) return int_fits(s.i, to);
+      if (from_kind == DTypeKind::unsigned_int) return uint_fits(s.u, to);
+      // A float fits an integer type when it is integral and in range.
+      if (!std::isfinite(s.f) || std::trunc(s.f) != s.f) return false;
+      if (s.f < 0) return s.f >= -9.2233720368547758e18 && int_fits(static_cast<std::int64_t>(s.f), to);
+      return s.f < 1.8446744073709552e19 && uint_fits(static_cast<std::uint64_t>(s.f), to);
+    case DTypeKind::floating:
+      if (from_kind != DTypeKind::floating || to == DType::float64) return true;
+      // float32: rounding is fine (as NumPy), overflowing to infinity is not.
+      return !std::isfinite(s.f) || std::fabs(s.f) <= std::numeric_limits<float>::max();
+  }
+  return false;
+}
+
+void convert_scalar(const ScalarValue& s, DType to, ScalarSlot& slot) {
+  switch (to) {
+    case DType::bool_: store<bool>(slot, scalar_as<bool>(s)); break;
+    case DType::int8: store<std::int8_t>(slot, scalar_as<std::int8_t>(s)); break;
+    case DType::int16: store<std::int16_t>(slot, scalar_as<std::int16_t>(s)); break;
+    case DType::int32: store<std::int32_t>(slot, scalar_as<std::int32_t>(s)); break;
+    case DType::int64: store<std::int64_t>(slot, scalar_as<std::int64_t>(s)); break;
+    case DType::uint8: store<std::uint8_t>(slot, scalar_as<std::uint8_t>(s)); break;
+    case DType::uint16: store<std::uint16_t>(slot, scalar_as<std::uint16_t>(s)); break;
+    case DType::uint32: store<std::uint32_t>(slot, scalar_as<std::uint32_t>(s)); break;
+    case DType::uint64: store<std::uint64_t>(slot, scalar_as<std::uint64_t>(s)); break;
+    case DType::float32: store<float>(slot, scalar_as<float>(s)); break;
+    case DType::float64: store<double>(slot, scalar_as<double>(s)); break;
+  }
+}
+
+std::size_t resolve_loop(const std::string& ufunc_name, const std::vector<Signature>& signatures,
+                         const std::vector<CallInput>& inputs) {
+  const std::size_t nin = signatures.front().args.size();
+  if (inputs.size() != nin) {
+    throw ArgumentError(fmt::format("ufunc '{}' takes {} input{}, but {} {} given", ufunc_name, nin,
+                                    nin == 1 ? "" : "s", inputs.size(),
+                                    inputs.size() == 1 ? "was" : "were"));
+  }
+  std::size_t first_array_fit = signatures.size();
+  std::size_t bad_scalar = 0;
+  for (std::size_t s = 0; s < signatures.size(); ++s) {
+    const Signature& sig = signatures[s];
+    bool arrays_fit = true;
+    for (std::size_t k = 0; k < nin && arrays_fit; ++k) {
+      if (!inputs[k].is_scalar) arrays_fit = can_cast_safe(inputs[k].dtype, sig.args[k]);
+    }
+    if (!arrays_fit) continue;
+    bool scalars_fit = true;
+    for (std::size_t k = 0; k < nin && scalars_fit; ++k) {
+      if (inputs[k].is_scalar && !scalar_fits(*inputs[k].scalar, sig.args[k])) {
+        scalars_fit = false;
+        if (first_array_fit == signatures.size()) bad_scalar = k;
+      }
+    }
+    if (scalars_fit) return s;
+    if (first_array_fit == signatures.size()) first_array_fit = s;
+  }
+  std::string listing;
+  for (const Signature& sig : signatures) listing += "\n  " + sig.to_string();
+  if (first_array_fit < signatures.size()) {
+    const Signature& sig = signatures[first_array_fit];
+    const ScalarValue& v = *inputs[bad_scalar].scalar;
+    throw ArgumentError(fmt::format(
+        "ufunc '{}': scalar argument {} ({} {}) cannot be represented as {} without changing "
+        "its value, as loop {} needs for the given arrays; inputs: ({}); signatures:{}",
+        ufunc_name, bad_scalar + 1, dtype_name(v.type), scalar_to_string(v),
+        dtype_name(sig.args[bad_scalar]), sig.to_string(), describe_inputs(inputs), listing));
+  }
+  throw ArgumentError(fmt::format(
+      "ufunc '{}' has no loop for inputs ({}): no signature accepts them without narrowing an "
+      "array (casting='safe'); signatures:{}",
+      ufunc_name, describe_inputs(inputs), listing));
+}
+
+}  // namespace jitvec::engine

@@ -1,0 +1,69 @@
+#include "jitvec/ufunc.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/call_plan.hpp"
+#include "engine/cuda_launcher.hpp"
+#include "engine/engine_impl.hpp"
+#include "engine/host_launcher.hpp"
+
+namespace jitvec {
+
+std::string_view target_name(Target t) {
+  switch (t) {
+    case Target::cuda: return "cuda";
+    case Target::cpu: return "cpu";
+    case Target::parallel: return "parallel";
+  }
+  return "?";
+}
+
+std::optional<Target> parse_target(std::string_view name) {
+  if (name == "cuda") return Target::cuda;
+  if (name == "cpu") return Target::cpu;
+  if (name == "parallel") return Target::parallel;
+  return std::nullopt;
+}
+
+namespace {
+
+detail::UfuncImpl& checked(const std::shared_ptr<detail::UfuncImpl>& impl) {
+  if (!impl) throw Error("this Ufunc is empty: get one from Engine::vectorize or Engine::ufunc");
+  return *impl;
+}
+
+}  // namespace
+
+Array Ufunc::call(const Arg* args, std::size_t count) const {
+  detail::UfuncImpl& ufunc = checked(impl_);
+  Engine::Impl& engine = ufunc.engine;
+  engine.calls++;
+  const engine::CallPlan plan = engine::make_call_plan(ufunc, engine.default_target(), args, count);
+  if (plan.target == Target::cuda) return engine::run_on_gpu(ufunc, plan);
+  return engine::run_on_host(ufunc, plan);
+}
+
+const std::string& Ufunc::name() const { return checked(impl_).name; }
+const std::vector<Signature>& Ufunc::signatures() const { return checked(impl_).signatures; }
+int Ufunc::nin() const { return static_cast<int>(checked(impl_).signatures.front().args.size()); }
+
+Target Ufunc::default_target() const {
+  detail::UfuncImpl& ufunc = checked(impl_);
+  return ufunc.target ? *ufunc.target : ufunc.engine.default_target();
+}
+
+void Ufunc::precompile(std::size_t signature_index, Target target) const {
+  detail::UfuncImpl& ufunc = checked(impl_);
+  if (signature_index >= ufunc.signatures.size()) {
+    throw ArgumentError(fmt::format("ufunc '{}' has {} signatures; there is no signature {}",
+                                    ufunc.name, ufunc.signatures.size(), signature_index));
+  }
+  const codegen::LoopSpec spec = codegen::LoopSpec::exact(ufunc.signatures[signature_index]);
+  if (target == Target::cuda) {
+    ufunc.engine.cuda_loop(ufunc, spec, 0);
+  } else {
+    ufunc.engine.host_loop(ufunc, spec);
+  }
+}
+
+}  // namespace jitvec

@@ -1,0 +1,28 @@
+// src/launch/broadcast.hpp: NumPy's broadcasting rules.
+//
+// broadcast_shapes() finds the common shape of a call's arrays (align trailing dimensions; a
+// dimension of 1 stretches) and throws BroadcastError listing every argument's shape when they
+// do not agree. broadcast_strides() gives an array's strides in the broadcast shape: 0 along
+// dimensions it is stretched over. Shared by every target.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jitvec/array.hpp"
+
+namespace jitvec::launch {
+
+/// One shape that takes part in broadcasting, with the name used in messages ("argument 2").
+struct NamedShape {
+  const Shape* shape;
+  std::string name;
+};
+
+Shape broadcast_shapes(const std::vector<NamedShape>& shapes);
+
+/// `strides` of an array of `shape`, seen in the broadcast shape `to` (which shape broadcasts
+/// to; checked by broadcast_shapes beforehand).
+Strides broadcast_strides(const Shape& shape, const Strides& strides, const Shape& to);
+
+}  // namespace jitvec::launch

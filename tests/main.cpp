@@ -1,0 +1,9 @@
+// tests/main.cpp: Catch2's main for both major versions.
+#if defined(JITVEC_CATCH2_V3)
+#include <catch2/catch_session.hpp>
+#else
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#endif
+
+int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
