@@ -7,7 +7,8 @@
 //     @vectorize(['float32(float32, float32, float32, float32)'], target='cuda')
 //     def polar_distance(rho1, theta1, rho2, theta2): ...
 //
-// and then checks the GPU against the CPU with np.testing.assert_allclose(rtol=1e-7, atol=5e-7).
+// and then checks the GPU against the CPU with np.testing.assert_allclose(rtol=1e-7, atol=5e-7)
+// (this sample uses rtol=2e-7: see kCudaVersusCpu).
 // Here both functions come from samples/polar_distance.toml (the helper is a
 // [device_functions] entry, pulled into the ufunc's kernel because the ufunc calls it). The
 // sample checks every element against a float64 reference; with --compare it also runs the
@@ -35,16 +36,21 @@ constexpr double kPi = 3.14159265358979323846;
 // Against the float64 reference, float32 evaluation has an absolute error, not a relative one:
 // x1 = rho1*cos(theta1) and the others carry float32 rounding and the math library's error
 // (up to ~2 ulp of 1.5, ~2.4e-7 each), and x1 - x2 cancels when the points are close, so the
-// distance's error is a few 1e-7 however small the distance is. The seed's rtol=1e-7,
+// distance's error is a few 1e-7 however small the distance is (at most 5.2e-7 seen, on the
+// GPU and on the CPU, over 10 million elements). The seed's rtol=1e-7,
 // atol=5e-7 compares two float32 implementations that share most of that rounding; against
 // float64, float32's own rounding (~1e-7 relative) times the computation's condition needs
 // more room.
 const samples::Tolerance kVersusFloat64{1e-5, 5e-6};
 
-// The seed's assert_allclose between the GPU and the CPU. Both targets compile the same source
-// in float32; they differ only where CUDA's sinf/cosf (within 2 ulp) and the C library's (within
-// 1 ulp) round differently, and where NVRTC fuses dx*dx + dy*dy into an fma.
-const samples::Tolerance kCudaVersusCpu{1e-7, 5e-7};
+// The GPU against the CPU. Both targets compile the same source in float32; they differ only
+// where CUDA's sinf/cosf (within 2 ulp) and the C library's (within 1 ulp) round differently,
+// and where NVRTC fuses dx*dx + dy*dy into an fma. The seed's assert_allclose(rtol=1e-7,
+// atol=5e-7) is slightly too tight for that: on an H200 against glibc, the largest difference
+// in 5 x 10 million elements was 7.15e-7, 3 ulp of a distance in [2, 4), and a distance just
+// above 2 allows only 5e-7 + 2e-7; 1 or 2 elements in 10 million failed, so about one run in
+// seven of 1 million. rtol=2e-7 with the seed's atol rejected none of the 50 million.
+const samples::Tolerance kCudaVersusCpu{2e-7, 5e-7};
 
 // The cpu and parallel targets run the same compiled host code, only split over threads.
 const samples::Tolerance kCpuVersusParallel{0.0, 0.0};

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <random>
 
 #include <fmt/core.h>
@@ -51,12 +52,12 @@ void add_common_options(CLI::App& app, SampleOptions& options, std::int64_t defa
       ->check(CLI::IsMember({"cuda", "cpu", "parallel"}));
   app.add_option("-n", options.n, "number of elements")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
   app.add_option("--seed", options.seed,
                  "seed of the random data (default: a random seed, printed)");
   app.add_option("--repeats", options.repeats, "timed calls the median is taken over")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
 }
 
 std::optional<std::string> why_no_gpu() {
@@ -115,8 +116,8 @@ Timing time_calls(const std::function<void()>& call, int repeats) {
 }
 
 void print_timing(std::string_view label, const Timing& timing, std::int64_t n) {
-  fmt::print("time, {}: first call {} (includes compiling or loading the cache), "
-             "median of {} calls {} ({:.1f} million elements/s)\n",
+  fmt::print("time, {}: first call {} (includes compiling the loop or loading it from the "
+             "cache, if not loaded yet), median of {} calls {} ({:.1f} million elements/s)\n",
              label, format_seconds(timing.first_seconds), timing.repeats,
              format_seconds(timing.median_seconds),
              static_cast<double>(n) / timing.median_seconds / 1e6);

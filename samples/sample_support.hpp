@@ -65,7 +65,7 @@ void print_setup(const SampleOptions& options, const std::string& target_line);
 
 /// Wall-clock times of a repeated call.
 struct Timing {
-  double first_seconds = 0.0;   ///< the first call: includes compiling or loading the cache
+  double first_seconds = 0.0;   ///< the first call: may include compiling or loading the loop
   double median_seconds = 0.0;  ///< median of the calls after it
   int repeats = 0;              ///< how many calls the median is over
 };

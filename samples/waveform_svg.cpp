@@ -92,7 +92,7 @@ std::string panel(double top, std::string_view title, const std::vector<std::int
   }
   const double y_step = tick_step(y.high - y.low, 8);
   for (int tick = static_cast<int>(std::ceil(y.low / y_step)); tick * y_step <= y.high; ++tick) {
-    const double value = tick * y_step + 0.0;  // + 0.0: 0 * -step is -0, printed "-0"
+    const double value = tick * y_step;  // an int tick: ceil() could give -0, printed "-0"
     const double py = y.pixel(value);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" "
                        "stroke=\"#e0e0e0\"/>\n",

@@ -168,8 +168,8 @@ int run_compile(const CompileArguments& args) {
       ++compiled;
     }
   }
-  fmt::print("{} loops in {}: {} compiled, {} cached, {} failed ({})\n", jobs.size(),
-             disk->settings().dir.string(), compiled, cached, failed, human_duration(seconds));
+  fmt::print("{} loop{} in {}: {} compiled, {} cached, {} failed ({})\n", jobs.size(),
+             jobs.size() == 1 ? "" : "s", disk->settings().dir.string(), compiled, cached, failed, human_duration(seconds));
   if (!disk->writable()) {
     fmt::print(stderr,
                "jitvec: error: storing into the cache folder '{}' failed (see the warning above); "
@@ -208,7 +208,7 @@ void add_compile_command(CLI::App& app, CommandAction& chosen) {
   command
       ->add_option("-j,--jobs", args->threads,
                    "compile on this many threads (default: one per core)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1u, 4096u));
   command->callback([&chosen, args] { chosen = [args] { return run_compile(*args); }; });
 }
 

@@ -101,7 +101,16 @@ bool scalar_fits(const ScalarValue& s, DType to) {
       if (s.f < 0) return s.f >= -9.2233720368547758e18 && int_fits(static_cast<std::int64_t>(s.f), to);
       return s.f < 1.8446744073709552e19 && uint_fits(static_cast<std::uint64_t>(s.f), to);
     case DTypeKind::floating:
-      if (from_kind != DTypeKind::floating || to == DType::float64) return true;
+      if (from_kind == DTypeKind::boolean) return true;
+      if (from_kind == DTypeKind::signed_int) {
+        return to == DType::float32 ? static_cast<std::int64_t>(static_cast<float>(s.i)) == s.i
+                                    : static_cast<std::int64_t>(static_cast<double>(s.i)) == s.i;
+      }
+      if (from_kind == DTypeKind::unsigned_int) {
+        return to == DType::float32 ? static_cast<std::uint64_t>(static_cast<float>(s.u)) == s.u
+                                    : static_cast<std::uint64_t>(static_cast<double>(s.u)) == s.u;
+      }
+      if (to == DType::float64) return true;
       // float32: rounding is fine (as NumPy), overflowing to infinity is not.
       return !std::isfinite(s.f) || std::fabs(s.f) <= std::numeric_limits<float>::max();
   }
@@ -132,36 +141,33 @@ std::size_t resolve_loop(const std::string& ufunc_name, const std::vector<Signat
                                     nin == 1 ? "" : "s", inputs.size(),
                                     inputs.size() == 1 ? "was" : "were"));
   }
-  std::size_t first_array_fit = signatures.size();
-  std::size_t bad_scalar = 0;
+  bool any_array = false;
+  for (const CallInput& in : inputs) any_array = any_array || !in.is_scalar;
   for (std::size_t s = 0; s < signatures.size(); ++s) {
     const Signature& sig = signatures[s];
-    bool arrays_fit = true;
-    for (std::size_t k = 0; k < nin && arrays_fit; ++k) {
-      if (!inputs[k].is_scalar) arrays_fit = can_cast_safe(inputs[k].dtype, sig.args[k]);
+    bool fits = true;
+    for (std::size_t k = 0; k < nin && fits; ++k) {
+      const CallInput& in = inputs[k];
+      // With arrays present, the arrays alone choose the loop; scalars are checked after.
+      fits = in.is_scalar ? (any_array || scalar_fits(*in.scalar, sig.args[k]))
+                          : can_cast_safe(in.dtype, sig.args[k]);
     }
-    if (!arrays_fit) continue;
-    bool scalars_fit = true;
-    for (std::size_t k = 0; k < nin && scalars_fit; ++k) {
-      if (inputs[k].is_scalar && !scalar_fits(*inputs[k].scalar, sig.args[k])) {
-        scalars_fit = false;
-        if (first_array_fit == signatures.size()) bad_scalar = k;
+    if (!fits) continue;
+    for (std::size_t k = 0; k < nin; ++k) {
+      const CallInput& in = inputs[k];
+      if (in.is_scalar && !scalar_fits(*in.scalar, sig.args[k])) {
+        throw ArgumentError(fmt::format(
+            "ufunc '{}': scalar argument {} ({} {}) cannot be represented as {} without changing "
+            "its value; the arrays chose loop {}, and scalars take the loop's types (pass an "
+            "array, or a value that fits); inputs: ({})",
+            ufunc_name, k + 1, dtype_name(in.scalar->type), scalar_to_string(*in.scalar),
+            dtype_name(sig.args[k]), sig.to_string(), describe_inputs(inputs)));
       }
     }
-    if (scalars_fit) return s;
-    if (first_array_fit == signatures.size()) first_array_fit = s;
+    return s;
   }
   std::string listing;
   for (const Signature& sig : signatures) listing += "\n  " + sig.to_string();
-  if (first_array_fit < signatures.size()) {
-    const Signature& sig = signatures[first_array_fit];
-    const ScalarValue& v = *inputs[bad_scalar].scalar;
-    throw ArgumentError(fmt::format(
-        "ufunc '{}': scalar argument {} ({} {}) cannot be represented as {} without changing "
-        "its value, as loop {} needs for the given arrays; inputs: ({}); signatures:{}",
-        ufunc_name, bad_scalar + 1, dtype_name(v.type), scalar_to_string(v),
-        dtype_name(sig.args[bad_scalar]), sig.to_string(), describe_inputs(inputs), listing));
-  }
   throw ArgumentError(fmt::format(
       "ufunc '{}' has no loop for inputs ({}): no signature accepts them without narrowing an "
       "array (casting='safe'); signatures:{}",

@@ -1,12 +1,13 @@
 // src/engine/type_resolution.hpp: which loop serves a call, and scalars in the loop's types.
 //
 // NumPy's rules, with scalars "weak" as in NumPy 2:
-//   - a loop (signature) fits when every array input casts safely to its argument type
-//     (can_cast(..., 'safe'): an array is never narrowed silently) and every scalar's value is
-//     representable in its argument type (15.0 fits int16; 15.5 and 300-into-int8 do not;
-//     any finite number fits a float type unless it overflows it);
-//   - the first fitting signature, in definition order, wins;
-//   - when a signature fits the arrays but not a scalar, the error says which scalar and why.
+//   - the arrays choose the loop: the first signature, in definition order, to which every
+//     array input casts safely (can_cast(..., 'safe'): an array is never narrowed silently);
+//   - scalars then take that loop's types, and a scalar whose value would change is an error
+//     naming it (15.0 into int16 is fine; 15.5 into int16 and 300 into int8 are not; an
+//     integer must be exact in a float type; a float may round into float32 but not
+//     overflow it);
+//   - a call of scalars only takes the first signature that holds every scalar's value.
 // convert_scalar() writes a scalar in a loop's type into an 8-byte slot, ready to be passed
 // to a kernel as a parameter or to a CPU loop by pointer.
 #pragma once

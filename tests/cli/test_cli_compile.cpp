@@ -1,0 +1,187 @@
+// tests/cli/test_cli_compile.cpp: `jitvec compile`, run as a separate process on the samples and
+// on small definition files written here. No GPU is needed: NVRTC and the host compiler build
+// the loops, and the tests count the cache entry files they leave.
+#if defined(JITVEC_CLI_PATH)
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "catch.hpp"
+#include "cli/test_cli_support.hpp"
+
+namespace fs = std::filesystem;
+using jitvec::test::CommandOutput;
+using jitvec::test::Json;
+using jitvec::test::run_jitvec;
+using jitvec::test::TempFolder;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("jitvec compile builds every ufunc x signature x arch of the samples", "[cli]") {
+  const auto& samples = jitvec::test::precompiled_samples();
+  const std::size_t signatures = jitvec::test::signature_count(jitvec::test::sample_files());
+  REQUIRE(signatures > 0);
+  const std::size_t expected = signatures * 2;  // sm_80 and sm_90
+
+  INFO(samples.first_run.out << samples.first_run.err);
+  REQUIRE(samples.first_run.exit_code == 0);
+  CHECK(jitvec::test::entry_files(samples.cache).size() == expected);
+  CHECK(contains(samples.first_run.out,
+                 fmt::format("{} loops in {}: {} compiled, 0 cached, 0 failed", expected,
+                             samples.cache.string(), expected)));
+
+  SECTION("cache list --json lists them, one per signature and arch, all cuda") {
+    const CommandOutput list =
+        run_jitvec({"cache", "list", "--json", "--cache-dir", samples.cache.string()});
+    REQUIRE(list.exit_code == 0);
+    const Json document = jitvec::test::parse_json(list.out);
+    const Json& entries = document["entries"];
+    REQUIRE(entries.kind == Json::Kind::array);
+    REQUIRE(entries.array.size() == expected);
+    std::map<std::string, std::size_t> per_arch;
+    std::set<std::string> keys;
+    for (const Json& entry : entries.array) {
+      CHECK(entry["target"].string == "cuda");
+      CHECK(entry["problem"].string.empty());
+      CHECK(entry["size"].number > 0);
+      CHECK(fs::exists(entry["path"].string));
+      per_arch[entry["arch"].string]++;
+      keys.insert(entry["key"].string);
+    }
+    CHECK(per_arch == std::map<std::string, std::size_t>{{"sm_80", signatures},
+                                                          {"sm_90", signatures}});
+    CHECK(keys.size() == expected);
+  }
+
+  SECTION("a second run finds every loop in the cache") {
+    TempFolder scratch;
+    const fs::path cache = scratch.path() / "cache";
+    jitvec::test::copy_cache(samples.cache, cache);
+    const CommandOutput again = run_jitvec(jitvec::test::compile_samples_args(cache));
+    INFO(again.out << again.err);
+    CHECK(again.exit_code == 0);
+    CHECK(contains(again.out, fmt::format("{} loops in {}: 0 compiled, {} cached, 0 failed",
+                                          expected, cache.string(), expected)));
+    CHECK(jitvec::test::entry_files(cache).size() == expected);
+  }
+}
+
+TEST_CASE("jitvec compile --target cpu,parallel builds one host binary per signature, no GPU "
+          "architecture needed", "[cli]") {
+  TempFolder scratch;
+  const fs::path file = fs::path(JITVEC_SOURCE_DIR) / "samples" / "polar_distance.toml";
+  const CommandOutput run =
+      run_jitvec({"compile", file.string(), "--target", "cpu", "--target", "parallel",
+                  "--cache-dir", scratch.path().string()},
+                 {"JITVEC_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const std::size_t signatures = jitvec::test::signature_count({file});
+  CHECK(jitvec::test::entry_files(scratch.path()).size() == signatures);
+
+  const Json list = jitvec::test::parse_json(
+      run_jitvec({"cache", "list", "--json", "--cache-dir", scratch.path().string()}).out);
+  REQUIRE(list["entries"].array.size() == signatures);
+  for (const Json& entry : list["entries"].array) {
+    CHECK(entry["target"].string == "host");
+    CHECK(entry["ufunc"].string == "polar_distance");
+  }
+}
+
+TEST_CASE("jitvec compile reports a ufunc that does not compile with NVRTC's log, pointing at "
+          "the definition file's line", "[cli]") {
+  TempFolder scratch;
+  const std::string text =
+      "# a ufunc with a mistake\n"
+      "[ufuncs.broken]\n"
+      "signatures = [\"float32(float32)\"]\n"
+      "source = '''\n"
+      "__device__ float broken(float x) {\n"
+      "    return x * not_declared_anywhere;\n"
+      "}\n"
+      "'''\n";
+  const fs::path file = scratch.path() / "broken.toml";
+  jitvec::test::write_text(file, text);
+  const fs::path cache = scratch.path() / "cache";
+
+  const CommandOutput run =
+      run_jitvec({"compile", file.string(), "--arch", "sm_90", "--cache-dir", cache.string()});
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 1);
+  // The mistake is on line 6 of broken.toml.
+  CHECK(contains(run.err, "broken.toml(6): error"));
+  CHECK(contains(run.err, "not_declared_anywhere"));
+  CHECK(contains(run.err, "jitvec: error: sm_90 broken float32(float32)"));
+  CHECK(contains(run.out, "1 loop in"));
+  CHECK(contains(run.out, "1 failed"));
+  CHECK(jitvec::test::entry_files(cache).empty());
+}
+
+TEST_CASE("jitvec compile refuses bad usage with exit status 2", "[cli]") {
+  TempFolder scratch;
+  const std::string sample = (fs::path(JITVEC_SOURCE_DIR) / "samples" / "gaussian_pdf.toml").string();
+  const std::string cache = (scratch.path() / "cache").string();
+
+  SECTION("an architecture NVRTC does not know") {
+    const CommandOutput run = run_jitvec({"compile", sample, "--arch", "sm_12", "--cache-dir", cache});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "jitvec: error: --arch:"));
+    CHECK(contains(run.err, "sm_12"));
+    CHECK(contains(run.err, "sm_90"));  // the list of known architectures
+  }
+  SECTION("something that is not an architecture") {
+    const CommandOutput run = run_jitvec({"compile", sample, "--arch", "volta", "--cache-dir", cache});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "'volta'"));
+  }
+  SECTION("an unknown target") {
+    const CommandOutput run =
+        run_jitvec({"compile", sample, "--arch", "sm_90", "--target", "gpu", "--cache-dir", cache});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "jitvec: error: --target"));
+  }
+  SECTION("a missing definition file") {
+    const std::string missing = (scratch.path() / "no_such_file.toml").string();
+    const CommandOutput run = run_jitvec({"compile", missing, "--arch", "sm_90", "--cache-dir", cache});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "jitvec: error: " + missing));
+  }
+  SECTION("no --arch for the cuda target on a machine without a GPU") {
+    const CommandOutput run = run_jitvec({"compile", sample, "--cache-dir", cache},
+                                         {"JITVEC_CUDA_DRIVER=/nonexistent/libcuda.so.1"});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "no GPU here to take the architecture from: name one with --arch "
+                            "sm_90 (NVRTC knows: sm_"));
+  }
+  SECTION("no definition file") {
+    const CommandOutput run = run_jitvec({"compile", "--arch", "sm_90"});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "jitvec: error:"));
+  }
+  CHECK(jitvec::test::entry_files(cache).empty());
+}
+
+TEST_CASE("jitvec --help works for every command", "[cli]") {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--help"},
+                                             {"compile", "--help"},
+                                             {"cache", "--help"},
+                                             {"cache", "prune", "--help"},
+                                             {"info", "--help"}}) {
+    const CommandOutput run = run_jitvec(args);
+    INFO(args.front() << " " << args.back());
+    CHECK(run.exit_code == 0);
+    CHECK(contains(run.out, "Usage: jitvec"));
+  }
+  CHECK(run_jitvec({"no-such-command"}).exit_code == 2);
+}
+#endif  // JITVEC_CLI_PATH

@@ -1,0 +1,135 @@
+// GPU-only behaviour: arrays past 2^31 elements (64-bit indexing), many threads asking for one
+// new kernel (compiled once), user streams, the disk cache serving a second engine without
+// NVRTC, and GPU results agreeing with the CPU target. Each test skips, saying why, where no
+// GPU is usable; on such machines the no-driver error itself is checked.
+#include <cstring>
+#include <thread>
+
+#include "catch.hpp"
+#include "cuda/stream.hpp"
+#include "support.hpp"
+#include "test_ufuncs.hpp"
+
+using namespace jitvec;
+using namespace jitvec_test;
+
+TEST_CASE("without a GPU, the cuda target says there is no driver", "[gpu][errors]") {
+  if (gpu_usable()) JITVEC_SKIP("a GPU is usable here; this checks machines without one");
+  define_test_ufuncs(shared_engine());
+  std::vector<float> x(8, 1.0f);
+  try {
+    shared_engine().ufunc("add")(x, x, target(Target::cuda));
+    FAIL("expected CudaError");
+  } catch (const CudaError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains("CUDA driver"));
+  }
+}
+
+TEST_CASE("arrays past 2^31 elements use 64-bit indexing", "[gpu][large]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  Engine& engine = shared_engine();
+  define_test_ufuncs(engine);
+  Ufunc add = engine.ufunc("add");
+  // Broadcast column + row: strided kernel, 2^31 + 2^15 outputs.
+  const std::int64_t rows = 65537, cols = 32768;
+  std::vector<std::uint8_t> col(rows), row(cols);
+  for (auto& v : col) v = static_cast<std::uint8_t>(rng()() % 100);
+  for (auto& v : row) v = static_cast<std::uint8_t>(rng()() % 100);
+  Array dcol = to_device(col, {rows, 1}), drow = to_device(row, {1, cols});
+  Array out = add(dcol, drow);
+  REQUIRE(out.shape() == Shape{rows, cols});
+  std::vector<std::uint8_t> host = out.to_vector<std::uint8_t>();
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::uint8_t* r = host.data() + i * cols;
+    for (std::int64_t j = 0; j < cols; ++j) bad += r[j] != static_cast<std::uint8_t>(col[i] + row[j]);
+  }
+  CHECK(bad == 0);
+
+  // Contiguous: 2^31 + 77 elements with a scalar.
+  const std::int64_t n = (std::int64_t{1} << 31) + 77;
+  std::vector<std::uint8_t> a(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) a[i] = static_cast<std::uint8_t>((i * 7 + (i >> 20)) % 101);
+  Array da = to_device(a);
+  std::vector<std::uint8_t> sum = add(da, std::uint8_t{3}).to_vector<std::uint8_t>();
+  bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) bad += sum[i] != static_cast<std::uint8_t>(a[i] + 3);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("many threads asking for one new kernel compile it once", "[gpu][threads]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  Engine engine(EngineOptions{CacheOptions{std::nullopt, std::nullopt, true, std::nullopt}});
+  Ufunc twice = engine.vectorize("twice", {"float32(float32)"},
+                                 "__device__ float twice(float x) { return 2.0f * x; }");
+  std::vector<float> x(100000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f;
+  std::vector<std::thread> threads;
+  std::vector<int> ok(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<float> y = twice(x).to_vector<float>();
+      bool good = true;
+      for (std::size_t i = 0; i < x.size(); ++i) good = good && y[i] == 2.0f * x[i];
+      ok[t] = good;
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(std::count(ok.begin(), ok.end(), 1) == 8);
+  CHECK(engine.stats().compiles == 1);
+}
+
+TEST_CASE("calls run on the stream they are given", "[gpu][stream]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  Engine& engine = shared_engine();
+  define_test_ufuncs(engine);
+  cuda::OwnedStream stream(0);
+  std::vector<float> x(1 << 20);
+  for (auto& v : x) v = std::uniform_real_distribution<float>(-3, 3)(rng());
+  Array dx = to_device(x, {}, 0, stream.get());
+  Array y = engine.ufunc("gauss")(dx, 0.0f, 1.0f, on(stream.get()));
+  std::vector<float> host = y.to_vector<float>(stream.get());
+  double worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double ref = ref_gauss({x[i], 0.0, 1.0});
+    worst = std::max(worst, std::fabs(host[i] - ref) / (std::fabs(ref) + 1e-30));
+  }
+  CHECK(worst < 2e-6);
+}
+
+TEST_CASE("GPU and CPU targets agree", "[gpu][compare]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  Engine& engine = shared_engine();
+  define_test_ufuncs(engine);
+  std::vector<float> a(1 << 20), b(1 << 20);
+  for (auto& v : a) v = std::uniform_real_distribution<float>(-100, 100)(rng());
+  for (auto& v : b) v = std::uniform_real_distribution<float>(-100, 100)(rng());
+  std::vector<float> gpu = engine.ufunc("hyp")(a, b, target(Target::cuda)).to_vector<float>();
+  std::vector<float> cpu = engine.ufunc("hyp")(a, b, target(Target::cpu)).to_vector<float>();
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::fabs(double(gpu[i]) - cpu[i]) / (std::fabs(double(cpu[i])) + 1e-30));
+  }
+  INFO("largest relative difference " << worst);
+  CHECK(worst <= 2.4e-7);  // sqrtf is correctly rounded on both: at most one rounding apart
+}
+
+TEST_CASE("a second engine loads GPU loops from the disk cache without compiling", "[gpu][cache]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  TempDir dir;
+  EngineOptions options;
+  options.cache.dir = dir.path();
+  options.cache.read_only_dirs = std::vector<std::filesystem::path>{};
+  const char* src = "__device__ float cube(float x) { return x * x * x; }";
+  std::vector<float> x = {1, 2, 3, 4};
+  {
+    Engine first(options);
+    first.vectorize("cube", {"float32(float32)"}, src)(x);
+    CHECK(first.stats().compiles == 1);
+  }
+  Engine second(options);
+  std::vector<float> y = second.vectorize("cube", {"float32(float32)"}, src)(x).to_vector<float>();
+  CHECK(y == std::vector<float>{1, 8, 27, 64});
+  CHECK(second.stats().compiles == 0);
+  CHECK(second.stats().disk_hits == 1);
+}

@@ -1,0 +1,53 @@
+// The engine and its disk cache on the host target (runs in CI): a second engine over the same
+// folder compiles nothing; a scalar or array argument does not change the binary; each field of
+// the loop key changes the key.
+#include "catch.hpp"
+#include "engine/loop_builder.hpp"
+#include "support.hpp"
+
+using namespace jitvec;
+using namespace jitvec_test;
+
+namespace {
+
+EngineOptions options_in(const TempDir& dir) {
+  EngineOptions options;
+  options.cache.dir = dir.path();
+  options.cache.read_only_dirs = std::vector<std::filesystem::path>{};
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("a second engine reads host loops from disk and compiles nothing", "[engine][cache]") {
+  TempDir dir;
+  const char* src = "__device__ float lerp(float a, float b, float t) { return a + t * (b - a); }";
+  std::vector<float> a = {0, 1, 2}, b = {10, 11, 12};
+  {
+    Engine first(options_in(dir));
+    Ufunc lerp = first.vectorize("lerp", {"float32(float32, float32, float32)"}, src);
+    lerp(a, b, 0.5f, target(Target::cpu));
+    lerp(a, b, std::vector<float>{0.5f, 0.5f, 0.5f}, target(Target::cpu));  // same binary
+    lerp(a, b, 0.25f, target(Target::parallel));                            // same binary
+    CHECK(first.stats().compiles == 1);
+    CHECK(first.stats().memory_hits == 2);
+  }
+  Engine second(options_in(dir));
+  Ufunc lerp = second.vectorize("lerp", {"float32(float32, float32, float32)"}, src);
+  CHECK(lerp(a, b, 0.5f, target(Target::cpu)).to_vector<float>() == std::vector<float>{5, 6, 7});
+  CHECK(second.stats().compiles == 0);
+  CHECK(second.stats().disk_hits == 1);
+}
+
+TEST_CASE("every field of a loop changes its cache key", "[engine][cache]") {
+  codegen::UfuncSource u{"f", "__device__ float f(float x) { return x; }", "", 1};
+  const engine::LoopDefinition def{&u, {}, codegen::LoopSpec::exact(Signature::parse("f4(f4)"))};
+  const std::string base = engine::cuda_loop_key(def, "sm_90", "source").hex();
+  CHECK(engine::cuda_loop_key(def, "sm_90", "source").hex() == base);   // stable
+  CHECK(engine::cuda_loop_key(def, "sm_80", "source").hex() != base);   // arch
+  CHECK(engine::cuda_loop_key(def, "sm_90", "source2").hex() != base);  // source
+  CHECK(engine::host_loop_key(def, "source").hex() != base);            // target, compiler
+  engine::LoopDefinition other = def;
+  other.spec.out_storage = DType::float64;
+  CHECK(engine::cuda_loop_key(other, "sm_90", "source").hex() != base);  // loop
+}

@@ -1,0 +1,114 @@
+// Broadcasting, dimension coalescing, index width and the strided parameter block.
+#include <cstring>
+
+#include "catch.hpp"
+#include "launch/broadcast.hpp"
+#include "launch/iteration_space.hpp"
+#include "launch/strided_params.hpp"
+#include "support.hpp"
+
+using namespace jitvec;
+using namespace jitvec::launch;
+
+TEST_CASE("shapes broadcast by NumPy's rules", "[layout]") {
+  Shape a{3, 1}, b{1, 4}, c{4}, d{};
+  CHECK(broadcast_shapes({{&a, "a"}, {&b, "b"}}) == Shape{3, 4});
+  CHECK(broadcast_shapes({{&a, "a"}, {&c, "c"}}) == Shape{3, 4});
+  CHECK(broadcast_shapes({{&d, "d"}, {&c, "c"}}) == Shape{4});
+  Shape z{0}, one{1};
+  CHECK(broadcast_shapes({{&z, "z"}, {&one, "one"}}) == Shape{0});
+  Shape bad{3};
+  try {
+    broadcast_shapes({{&a, "argument 1"}, {&b, "argument 2"}, {&bad, "argument 3"}});
+    FAIL("expected BroadcastError");
+  } catch (const BroadcastError& e) {
+    const std::string m = e.what();
+    CHECK_THAT(m, Catch::Matchers::Contains("argument 3: (3,)") &&
+                      Catch::Matchers::Contains("argument 1: (3, 1)") &&
+                      Catch::Matchers::Contains("argument 2: (1, 4)"));
+  }
+  CHECK(broadcast_strides(Shape{3, 1}, Strides{1, 1}, Shape{2, 3, 4}) == Strides{0, 1, 0});
+}
+
+TEST_CASE("contiguous N-d calls coalesce to one dimension", "[layout]") {
+  const IterationSpace s = plan_iteration(Shape{4, 5, 6}, {Strides{30, 6, 1}, Strides{30, 6, 1}});
+  CHECK(s.sizes == Shape{120});
+  CHECK(s.contiguous);
+  CHECK(s.fits_32bit);
+}
+
+TEST_CASE("size-1 dimensions are dropped and scalars do not block contiguity", "[layout]") {
+  const IterationSpace s =
+      plan_iteration(Shape{1, 7, 1, 3}, {Strides{0, 0, 0, 0}, Strides{21, 3, 3, 1}}, 0b01);
+  CHECK(s.sizes == Shape{21});
+  CHECK(s.contiguous);
+}
+
+TEST_CASE("broadcast and transposed operands keep their dimensions", "[layout]") {
+  // (3,4) output, a row (1,4) input: the row's outer stride 0 stops the merge.
+  const IterationSpace row = plan_iteration(Shape{3, 4}, {Strides{0, 1}, Strides{4, 1}});
+  CHECK(row.sizes == Shape{3, 4});
+  CHECK_FALSE(row.contiguous);
+  // A transposed output is walked in its own memory order.
+  const IterationSpace t = plan_iteration(Shape{3, 4}, {Strides{4, 1}, Strides{1, 3}});
+  CHECK(t.sizes == Shape{4, 3});
+  CHECK(t.strides[1] == Strides{3, 1});
+  CHECK(t.strides[0] == Strides{1, 4});
+}
+
+TEST_CASE("32-bit indexing only when every offset fits", "[layout]") {
+  const std::int64_t big = std::int64_t{1} << 31;
+  CHECK_FALSE(plan_iteration(Shape{big}, {Strides{1}, Strides{1}}).fits_32bit);
+  CHECK(plan_iteration(Shape{big - 1}, {Strides{1}, Strides{1}}).fits_32bit);
+  // Few elements, but a huge stride: offsets do not fit.
+  CHECK_FALSE(plan_iteration(Shape{2, 3}, {Strides{big, 1}, Strides{3, 1}}).fits_32bit);
+  // Negative strides count by magnitude.
+  CHECK(plan_iteration(Shape{1000}, {Strides{-1}, Strides{1}}).fits_32bit);
+}
+
+TEST_CASE("more dimensions than the kernels hold is a clear error", "[layout][errors]") {
+  Shape shape(17, 2);
+  Strides alternating(17), out(17);
+  std::int64_t step = 1;
+  for (int d = 16; d >= 0; --d) {
+    alternating[d] = d % 2 ? 0 : 1;
+    out[d] = step;
+    step *= 2;
+  }
+  CHECK_THROWS_WITH(plan_iteration(shape, {alternating, out}),
+                    Catch::Matchers::Contains("17 dimensions") && Catch::Matchers::Contains("at most 16"));
+}
+
+TEST_CASE("magic-number division matches integer division", "[layout]") {
+  std::mt19937_64& gen = jitvec_test::rng();
+  std::uniform_int_distribution<std::uint32_t> divisors(1, 0x7fffffff), numerators(0, 0x7fffffff);
+  std::vector<std::uint32_t> ds = {1, 2, 3, 7, 255, 256, 1000, 65535, 65536, 0x7fffffff};
+  for (int i = 0; i < 200; ++i) ds.push_back(divisors(gen) >> (i % 31));
+  for (std::uint32_t d : ds) {
+    if (d == 0) continue;
+    const FastDivisor f = make_fast_divisor(d);
+    for (int j = 0; j < 200; ++j) {
+      std::uint32_t n = numerators(gen);
+      if (j < 3) n = j == 0 ? 0 : j == 1 ? 0x7fffffff : d - 1;
+      const std::uint32_t hi = static_cast<std::uint32_t>((std::uint64_t{n} * f.magic) >> 32);
+      const std::uint32_t q = (hi + n) >> f.shift;
+      REQUIRE(q == n / d);
+    }
+  }
+}
+
+TEST_CASE("the strided parameter block is laid out innermost first", "[layout]") {
+  const IterationSpace s = plan_iteration(Shape{3, 4}, {Strides{0, 1}, Strides{4, 1}});
+  StridedParamsBuffer block;
+  fill_strided_params(s, IndexWidth::bits64, block);
+  CHECK(block.size == strided_params_size(IndexWidth::bits64, 2));
+  std::int64_t fields[2 + kMaxDims + 2 * kMaxDims];
+  std::memcpy(fields, block.bytes, sizeof fields);
+  CHECK(fields[0] == 12);           // numel
+  CHECK(fields[1] == 2);            // ndim
+  CHECK(fields[2] == 4);            // sizes[0]: innermost
+  CHECK(fields[3] == 3);
+  CHECK(fields[2 + kMaxDims] == 1);       // operand 0, innermost stride
+  CHECK(fields[2 + kMaxDims + 1] == 0);   // operand 0, outer stride (broadcast row)
+  CHECK(fields[2 + 2 * kMaxDims + 1] == 4);  // output, outer stride
+}
