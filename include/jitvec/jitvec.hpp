@@ -6,6 +6,7 @@
 #pragma once
 
 #include "jitvec/array.hpp"
+#include "jitvec/device.hpp"
 #include "jitvec/dtype.hpp"
 #include "jitvec/engine.hpp"
 #include "jitvec/errors.hpp"

@@ -4,7 +4,6 @@
 #if defined(JITVEC_CLI_PATH)
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -14,17 +13,10 @@
 
 namespace fs = std::filesystem;
 using jitvec::test::CommandOutput;
+using jitvec::test::contains;
 using jitvec::test::Json;
 using jitvec::test::run_jitvec;
 using jitvec::test::TempFolder;
-
-namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-}  // namespace
 
 TEST_CASE("jitvec compile builds every ufunc x signature x arch of the samples", "[cli]") {
   const auto& samples = jitvec::test::precompiled_samples();

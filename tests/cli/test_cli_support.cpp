@@ -244,6 +244,10 @@ void copy_cache(const fs::path& from, const fs::path& to) {
   fs::copy(from, to, fs::copy_options::recursive);
 }
 
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
 void write_text(const fs::path& file, std::string_view text) {
   std::ofstream out(file, std::ios::binary);
   out << text;

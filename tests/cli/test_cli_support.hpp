@@ -66,6 +66,8 @@ const PrecompiledSamples& precompiled_samples();
 /// Copies the cache folder `from` to a new folder `to` (which must not exist).
 void copy_cache(const std::filesystem::path& from, const std::filesystem::path& to);
 
+bool contains(std::string_view text, std::string_view part);
+
 void write_text(const std::filesystem::path& file, std::string_view text);
 
 /// A parsed JSON value: null, bool, number, string, array or object.

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The whole GPU check in one command, for the H200 machine (see shared/gpu/README.md):
+# build (with the Debian packages that machine lacks unpacked from .deps/), every test
+# including the GPU-tagged ones, the samples on cuda (and against the CPU), the precompiled
+# cache check, and the benchmarks against the hardware ceilings and the peers (Numba, CuPy).
+# Prints a short table last. Outputs (logs, JSON, RESULTS.md, the chart) go to $OUT.
+#   usage: bash scripts/gpu_check.sh [--no-bench] [--no-tests]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/jitvec-gpu}
+mkdir -p "$OUT"
+run_bench=1 run_tests=1
+for a in "$@"; do
+  case $a in --no-bench) run_bench=0 ;; --no-tests) run_tests=0 ;; esac
+done
+declare -A status
+step() {  # step NAME COMMAND...: runs, logs to $OUT/NAME.log, records PASS/FAIL
+  local name=$1; shift
+  local t0=$(date +%s.%N)
+  if "$@" >"$OUT/$name.log" 2>&1; then status[$name]="PASS"; else status[$name]="FAIL (rc $?)"; fi
+  status[$name]+=" $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")s"
+  echo "== $name: ${status[$name]}"; tail -n 5 "$OUT/$name.log"
+}
+
+deps=/tmp/jitvec-deps
+if [ -d .deps ]; then
+  mkdir -p $deps
+  for f in .deps/*.deb; do dpkg -x "$f" $deps; done
+fi
+step build bash -c "cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DJITVEC_BUILD_BENCH=$run_bench \
+  -DCMAKE_PREFIX_PATH=$deps/usr -DCMAKE_CXX_FLAGS='-isystem $deps/usr/include' \
+  && cmake --build build-gpu -j\$(nproc)"
+[ "${status[build]%% *}" = PASS ] || { cat "$OUT/build.log" | grep -E "error|Error" | head -30; exit 1; }
+B=build-gpu
+export JITVEC_CACHE_DIR=$OUT/cache
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
+
+if [ $run_tests = 1 ]; then
+  step tests_gpu $B/tests/jitvec_tests "[gpu]" --durations yes
+  step tests_all $B/tests/jitvec_tests "~[gpu]"
+fi
+step sample_gaussian $B/samples/gaussian_pdf --target cuda -n 10000000
+step sample_polar_compare $B/samples/polar_distance --compare
+step sample_zero_suppress $B/samples/zero_suppress --target cuda --svg "$OUT/zero_suppress.svg"
+step sample_gaussian_cpu $B/samples/gaussian_pdf --target parallel
+rm -rf kernels_cache/?? && step precompile $B/jitvec compile samples/gaussian_pdf.toml samples/polar_distance.toml samples/zero_suppress.toml --cache-dir kernels_cache
+step precompiled_run env JITVEC_CACHE_DIR="$OUT/empty-cache" JITVEC_CACHE_PATH="$PWD/kernels_cache" \
+  bash -c "for s in gaussian_pdf polar_distance zero_suppress; do $B/samples/\$s --target cuda || exit 1; done"
+
+if [ $run_bench = 1 ]; then
+  step bench_gpu $B/bench/jitvec_bench_gpu --json "$OUT/jitvec.json"
+  step bench_cpu $B/bench/jitvec_bench_cpu --json "$OUT/jitvec_cpu.json"
+  step bench_peers env PYTHONUNBUFFERED=1 python3 bench/peers.py --json "$OUT/peers.json"
+  step report python3 bench/report.py --out-dir "$OUT" "$OUT"/jitvec.json "$OUT"/jitvec_cpu.json "$OUT"/peers.json
+  cat "$OUT/report.log"
+fi
+
+echo
+echo "==================== jitvec GPU check ($(head -2 "$OUT/gpu.txt" | tail -1)) ===================="
+for k in "${!status[@]}"; do printf '%-24s %s\n' "$k" "${status[$k]}"; done | sort
