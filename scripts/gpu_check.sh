@@ -16,9 +16,10 @@ done
 declare -A status
 step() {  # step NAME COMMAND...: runs, logs to $OUT/NAME.log, records PASS/FAIL
   local name=$1; shift
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   if "$@" >"$OUT/$name.log" 2>&1; then status[$name]="PASS"; else status[$name]="FAIL (rc $?)"; fi
-  status[$name]+=" $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")s"
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  status[$name]+=" $((ms / 1000)).$(( (ms % 1000) / 100 ))s"
   echo "== $name: ${status[$name]}"; tail -n 5 "$OUT/$name.log"
 }
 
