@@ -23,6 +23,10 @@ inline constexpr const char* kRatioTimeOverCeiling = "time/ceiling_time";
 inline constexpr const char* kRatioSpeedup = "ceiling_time/time";
 
 struct Record {
+  Record() = default;
+  Record(std::string case_name, std::string system, std::int64_t n, std::string dtype)
+      : case_name(std::move(case_name)), system(std::move(system)), n(n), dtype(std::move(dtype)) {}
+
   std::string case_name;
   std::string system = "jitvec";
   std::int64_t n = 0;
