@@ -129,7 +129,7 @@ void Results::write_json(const std::filesystem::path& file) const {
 }
 
 void Results::print_table() const {
-  fmt::print("{:<26} {:<10} {:>6} {:<8} {:>11} {:>9} {:<22} {:>11} {:>7} {}\n", "case", "system",
+  fmt::print("{:<26} {:<16} {:>6} {:<8} {:>11} {:>9} {:<22} {:>11} {:>7} {}\n", "case", "system",
              "n", "dtype", "time", "GB/s", "ceiling", "ceiling", "ratio", "verified");
   for (const Record& r : records_) {
     const std::string ceiling_value =
@@ -139,7 +139,7 @@ void Results::print_table() const {
                                 : !r.has_output  ? "-"
                                 : r.verified     ? "yes"
                                                  : "NO";
-    fmt::print("{:<26} {:<10} {:>6} {:<8} {:>11} {:>9} {:<22} {:>11} {:>7} {}\n", r.case_name,
+    fmt::print("{:<26} {:<16} {:>6} {:<8} {:>11} {:>9} {:<22} {:>11} {:>7} {}\n", r.case_name,
                r.system, count_text(r.n), r.dtype, time_text(r.time_ms),
                r.gbps > 0.0 ? fmt::format("{:.1f}", r.gbps) : "-", r.ceiling_name,
                r.ceiling_name.empty() ? "" : ceiling_value,

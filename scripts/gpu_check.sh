@@ -33,7 +33,7 @@ step build bash -c "cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release 
   && cmake --build build-gpu -j\$(nproc)"
 [ "${status[build]%% *}" = PASS ] || { cat "$OUT/build.log" | grep -E "error|Error" | head -30; exit 1; }
 B=build-gpu
-export JITVEC_CACHE_DIR=$OUT/cache
+export JITVEC_CACHE_DIR=/tmp/jitvec-gpu-cache
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
 
 if [ $run_tests = 1 ]; then
@@ -45,7 +45,7 @@ step sample_polar_compare $B/samples/polar_distance --compare
 step sample_zero_suppress $B/samples/zero_suppress --target cuda --svg "$OUT/zero_suppress.svg"
 step sample_gaussian_cpu $B/samples/gaussian_pdf --target parallel
 rm -rf kernels_cache/?? && step precompile $B/jitvec compile samples/gaussian_pdf.toml samples/polar_distance.toml samples/zero_suppress.toml --cache-dir kernels_cache
-step precompiled_run env JITVEC_CACHE_DIR="$OUT/empty-cache" JITVEC_CACHE_PATH="$PWD/kernels_cache" \
+step precompiled_run env JITVEC_CACHE_DIR="/tmp/jitvec-empty-cache" JITVEC_CACHE_PATH="$PWD/kernels_cache" \
   bash -c "for s in gaussian_pdf polar_distance zero_suppress; do $B/samples/\$s --target cuda || exit 1; done"
 
 if [ $run_bench = 1 ]; then

@@ -9,8 +9,10 @@
 namespace jitvec::detail {
 
 spdlog::logger& log() {
-  static std::shared_ptr<spdlog::logger> logger = [] {
-    auto made = spdlog::stderr_color_mt("jitvec");
+  // Never destroyed: destructors of other statics (an Engine unloading modules at exit) may
+  // still log after this function's statics would be gone.
+  static spdlog::logger* logger = [] {
+    auto* made = new spdlog::logger("jitvec", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
     made->set_pattern("[jitvec] [%l] %v");
     spdlog::level::level_enum level = spdlog::level::warn;
     if (const char* env = std::getenv("JITVEC_LOG_LEVEL"); env && *env) {
@@ -23,11 +25,11 @@ spdlog::logger& log() {
 }
 
 void warn_once(const std::string& key, const std::string& message) {
-  static std::mutex mutex;
-  static std::set<std::string> seen;
+  static auto* mutex = new std::mutex;  // never destroyed, as the logger
+  static auto* seen = new std::set<std::string>;
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!seen.insert(key).second) return;
+    std::lock_guard<std::mutex> lock(*mutex);
+    if (!seen->insert(key).second) return;
   }
   log().warn("{}", message);
 }
