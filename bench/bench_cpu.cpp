@@ -14,6 +14,7 @@
 // reported. Writes JSON records (see results.hpp) with --json and prints a table.
 //
 //     jitvec_bench_cpu [--json FILE] [--quick] [--threads T] [-n N] [--seed S]
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -22,14 +22,16 @@
 // Without a GPU it says why and exits 0.
 //
 //     jitvec_bench_gpu [--json FILE] [--quick] [--seed S]
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -128,8 +130,8 @@ class GpuBench {
     make_inputs();
     measure_fixed_ceilings();
 
-    const bench::Repetitions large = kLargeReps;
-    ceilings_ = std::make_unique<bench::DeviceCopyCeiling>(x64_device_, stream_, large, kSmallReps);
+    ceilings_ =
+        std::make_unique<bench::DeviceCopyCeiling>(x64_device_, stream_, kLargeReps, kSmallReps);
     for (int e : sizes_.gaussian_log2) gaussian_case<float>(e, x32_, x32_device_, false);
     for (int e : sizes_.gaussian_log2) gaussian_case<double>(e, x64_, x64_device_, false);
     gaussian_case<float>(sizes_.gaussian_log2.back(), x32_, x32_device_, true);

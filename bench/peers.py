@@ -1,0 +1,868 @@
+#!/usr/bin/env python3
+"""bench/peers.py: jitvec_bench_gpu's cases run through jitvec's peers, on the same GPU.
+
+Systems:
+  numba             @vectorize([...], target='cuda'), the seed tutorial's code
+  cupy-elementwise  cupy.ElementwiseKernel with the same scalar body as jitvec's definitions
+  cupy-expr         a plain CuPy array expression, as a NumPy user would write it
+
+Cases and sizes are those of bench/bench_gpu.cpp (gaussian_pdf float32/float64 at 2^10..2^28,
+polar_distance 2^26, zero_suppress int16 2^28, broadcast add 2^14 x 2^14 with a row and a column,
+a transposed input, host arrays at 2^28, host cost of a call on 1024 elements, a fresh process's
+start-up with an empty and a warm disk cache), on random inputs of the same distributions.
+Kernels are timed with CUDA events (cupy.cuda.Event) around each call after warm-up, median of
+30 (large) or 200 (small) calls, exactly as the C++ benchmark times jitvec. The ceilings (a
+device-to-device copy of the same bytes, pinned host copies) are measured here too, in this
+run, so every ratio compares with the machine as it is now. Every output is checked against a
+NumPy float64 reference before its time is reported. One failing system (an import error, an
+unsupported case) is recorded as an error and the rest goes on.
+
+    python3 bench/peers.py [--json FILE] [--quick] [--systems numba,cupy-elementwise,cupy-expr]
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+# numba-cuda 0.30.4 refers to np.row_stack, which NumPy 2.5 removed: patch before importing it.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+MEAN = 0.25  # exactly representable, and not 0 and 1 (the C++ benchmark uses the same)
+SIGMA = 1.5
+THRESHOLD = 15
+SQRT_2PI = math.sqrt(2.0 * math.pi)
+LARGE_BYTES = 32 << 20
+LARGE_REPS = (3, 30)  # (warm-up, timed)
+SMALL_REPS = (20, 200)
+FULL_CHECK_LIMIT = 1 << 24
+SYSTEMS = ("numba", "cupy-elementwise", "cupy-expr")
+
+# Tolerances of bench/checks.hpp.
+TOL_GAUSS32 = (4e-6, 1e-7)
+TOL_GAUSS64 = (1e-13, 1e-300)
+TOL_POLAR32 = (1e-5, 2e-6)
+TOL_EXACT = (0.0, 0.0)
+TOL_ADD32 = (1.2e-7, 0.0)
+
+
+def full_sizes():
+    return dict(gaussian=[10, 16, 20, 24, 28], polar=26, zero_suppress=28, side=14, host=28,
+                pinned=1 << 30, startup_cold=2, startup_warm=2)
+
+
+def quick_sizes():
+    return dict(gaussian=[10, 16, 20, 22], polar=20, zero_suppress=22, side=10, host=22,
+                pinned=1 << 26, startup_cold=1, startup_warm=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Records (the fields of bench/results.hpp)
+
+def record(case, system, n, dtype, **fields):
+    r = dict(case=case, system=system, n=int(n), dtype=dtype, time_ms=0.0, bytes=0.0, gbps=0.0,
+             ceiling_name="", ceiling_gbps=0.0, ceiling_time_ms=0.0, ratio=0.0, ratio_meaning="",
+             verified=False, method="", error=None, extra={})
+    r.update(fields)
+    return r
+
+
+def set_bandwidth(r, nbytes, ms, ceiling_name=None, ceiling_gbps=None):
+    r["bytes"] = float(nbytes)
+    r["time_ms"] = float(ms)
+    r["gbps"] = nbytes / (ms * 1e-3) / 1e9 if ms > 0 else 0.0
+    if ceiling_name is not None:
+        r["ceiling_name"] = ceiling_name
+        r["ceiling_gbps"] = float(ceiling_gbps)
+        r["ratio"] = r["gbps"] / ceiling_gbps if ceiling_gbps else 0.0
+        r["ratio_meaning"] = "gbps/ceiling_gbps"
+
+
+def error_text(exc):
+    return f"{type(exc).__name__}: {exc}".strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing and checking
+
+class Gpu:
+    """Timing helpers on CuPy's current (legacy null) stream, where Numba launches too."""
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.start = cp.cuda.Event()
+        self.stop = cp.cuda.Event()
+
+    def sync(self):
+        self.cp.cuda.Device().synchronize()
+
+    def median_ms(self, work, reps):
+        warmup, timed = reps
+        for _ in range(warmup):
+            work()
+        self.sync()
+        times = []
+        for _ in range(timed):
+            self.start.record()
+            work()
+            self.stop.record()
+            self.stop.synchronize()
+            times.append(self.cp.cuda.get_elapsed_time(self.start, self.stop))
+        return statistics.median(times)
+
+    def host_us_per_call(self, call, batches=20):
+        """Host time per call: batches of back-to-back calls, synchronised between batches."""
+        call()
+        self.sync()
+        t = time.perf_counter()
+        call()
+        one = time.perf_counter() - t
+        self.sync()
+        calls = int(min(500, max(10, 0.01 / max(one, 1e-7))))  # about 10 ms a batch
+        for _ in range(calls):
+            call()
+        self.sync()
+        per_call = []
+        for _ in range(batches):
+            t = time.perf_counter()
+            for _ in range(calls):
+                call()
+            per_call.append((time.perf_counter() - t) * 1e6 / calls)
+            self.sync()
+        return statistics.median(per_call), calls
+
+
+def reps_for(input_bytes):
+    return LARGE_REPS if input_bytes >= LARGE_BYTES else SMALL_REPS
+
+
+def check_indices(n):
+    """bench/checks.cpp's sample: None (every element) up to 2^24, else edges + strided sample."""
+    if n <= FULL_CHECK_LIMIT:
+        return None
+    edge = 4096
+    stride = n // (1 << 20)
+    k = np.arange((n + stride - 1) // stride, dtype=np.int64)
+    middle = k * stride + (k * 7) % stride
+    middle = middle[(middle >= edge) & (middle < n - edge)]
+    return np.concatenate([np.arange(edge, dtype=np.int64), middle,
+                           np.arange(n - edge, n, dtype=np.int64)])
+
+
+def check_output(cp, got, n, want, tolerance):
+    """Compares got (any device array, C order) with want(indices) -> float64 at the sample."""
+    rtol, atol = tolerance
+    flat = cp.asarray(got).reshape(-1)
+    if flat.size != n:
+        return dict(passed=False, detail=f"output has {flat.size} elements, expected {n}")
+    idx = check_indices(n)
+    if idx is None:
+        idx = np.arange(n, dtype=np.int64)
+        values = cp.asnumpy(flat)
+    else:
+        values = cp.asnumpy(flat[cp.asarray(idx)])
+    values = values.astype(np.float64)
+    expected = want(idx)
+    with np.errstate(invalid="ignore"):
+        error = np.abs(values - expected)
+        ok = error <= atol + rtol * np.abs(expected)
+    bad = np.flatnonzero(~ok)
+    finite = np.isfinite(error)
+    nonzero = finite & (expected != 0)
+    result = dict(passed=bool(bad.size == 0), checked=int(idx.size), mismatches=int(bad.size),
+                  max_abs_error=float(error[finite].max()) if finite.any() else float("nan"),
+                  max_rel_error=float((error[nonzero] / np.abs(expected[nonzero])).max())
+                  if nonzero.any() else 0.0)
+    if bad.size:
+        i = int(bad[0])
+        result["detail"] = (f"{bad.size} of {idx.size} elements differ from the float64 "
+                            f"reference; first at index {int(idx[i])}: got {float(values[i])!r}, "
+                            f"want {float(expected[i])!r}")
+    return result
+
+
+def note_check(r, result):
+    r["verified"] = bool(result["passed"])
+    for key in ("checked", "max_abs_error", "max_rel_error"):
+        if key in result:
+            r["extra"][key] = result[key]
+    if not result["passed"]:
+        r["error"] = result.get("detail", "output mismatch")
+
+
+def gaussian_reference(x):
+    z = (x.astype(np.float64) - MEAN) / SIGMA
+    return np.exp(-0.5 * z * z) / (SIGMA * SQRT_2PI)
+
+
+def polar_reference(r1, t1, r2, t2):
+    r1, t1, r2, t2 = (a.astype(np.float64) for a in (r1, t1, r2, t2))
+    dx = r1 * np.cos(t1) - r2 * np.cos(t2)
+    dy = r1 * np.sin(t1) - r2 * np.sin(t2)
+    return np.sqrt(dx * dx + dy * dy)
+
+
+def zero_suppress_reference(w):
+    w = w.astype(np.float64)
+    return np.where((w > -THRESHOLD) & (w < THRESHOLD), 0.0, w)
+
+
+# ---------------------------------------------------------------------------------------------
+# The systems: each gives the same operations; an operation it cannot do raises.
+
+class NumbaSystem:
+    name = "numba"
+    has_out = True
+
+    def __init__(self, cp):
+        self.cp = cp
+        from numba import cuda, vectorize
+        self.cuda = cuda
+        sqrt_2pi32 = np.float32(SQRT_2PI)  # the seed's constant
+
+        @vectorize(["float32(float32, float32, float32)"], target="cuda")
+        def gaussian_pdf32(x, mean, sigma):
+            return math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * sqrt_2pi32)
+
+        @vectorize(["float64(float64, float64, float64)"], target="cuda")
+        def gaussian_pdf64(x, mean, sigma):
+            return math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI)
+
+        @cuda.jit(device=True)
+        def polar_to_cartesian(rho, theta):
+            return rho * math.cos(theta), rho * math.sin(theta)
+
+        @vectorize(["float32(float32, float32, float32, float32)"], target="cuda")
+        def polar_distance(rho1, theta1, rho2, theta2):
+            x1, y1 = polar_to_cartesian(rho1, theta1)
+            x2, y2 = polar_to_cartesian(rho2, theta2)
+            return ((x1 - x2) ** 2 + (y1 - y2) ** 2) ** 0.5
+
+        @vectorize(["int16(int16, int16)"], target="cuda")
+        def zero_suppress(value, threshold):
+            if value > -threshold and value < threshold:
+                return 0
+            return value
+
+        @vectorize(["float32(float32, float32)"], target="cuda")
+        def add(a, b):
+            return a + b
+
+        self.gaussian = {np.float32: gaussian_pdf32, np.float64: gaussian_pdf64}
+        self.polar = polar_distance
+        self.zero = zero_suppress
+        self.add_ufunc = add
+
+    def device(self, a):
+        """A Numba view of a CuPy array (made once, outside the timing)."""
+        return self.cuda.as_cuda_array(a)
+
+    def gaussian_pdf(self, x, dtype, out=None):
+        f = self.gaussian[dtype]
+        if out is None:
+            return f(x, dtype(MEAN), dtype(SIGMA))
+        return f(x, dtype(MEAN), dtype(SIGMA), out=out)
+
+    def polar_distance(self, r1, t1, r2, t2):
+        return self.polar(r1, t1, r2, t2)
+
+    def zero_suppress(self, w):
+        return self.zero(w, np.int16(THRESHOLD))
+
+    def add(self, a, b):
+        return self.add_ufunc(a, b)
+
+    def host_gaussian_pdf(self, x_host, y_host):
+        self.gaussian[np.float32](x_host, np.float32(MEAN), np.float32(SIGMA), out=y_host)
+
+    def empty(self, n, dtype):
+        return self.cuda.device_array(n, dtype=dtype)
+
+
+class CupyElementwiseSystem:
+    name = "cupy-elementwise"
+    has_out = True
+
+    def __init__(self, cp):
+        self.cp = cp
+        self.gaussian_kernel = cp.ElementwiseKernel(
+            "T x, T mean, T sigma", "T y",
+            "const T z = (x - mean) / sigma;"
+            " y = exp(T(-0.5) * z * z) / (sigma * T(2.5066282746310002));",
+            "bench_gaussian_pdf")
+        self.polar_kernel = cp.ElementwiseKernel(
+            "float32 rho1, float32 theta1, float32 rho2, float32 theta2", "float32 d",
+            "const float dx = rho1 * cosf(theta1) - rho2 * cosf(theta2);"
+            " const float dy = rho1 * sinf(theta1) - rho2 * sinf(theta2);"
+            " d = sqrtf(dx * dx + dy * dy);",
+            "bench_polar_distance")
+        self.zero_kernel = cp.ElementwiseKernel(
+            "int16 value, int16 threshold", "int16 y",
+            "y = (value > -threshold && value < threshold) ? (short)0 : value;",
+            "bench_zero_suppress")
+        self.add_kernel = cp.ElementwiseKernel("float32 a, float32 b", "float32 c", "c = a + b",
+                                               "bench_add")
+
+    def device(self, a):
+        return a
+
+    def gaussian_pdf(self, x, dtype, out=None):
+        if out is None:
+            return self.gaussian_kernel(x, dtype(MEAN), dtype(SIGMA))
+        return self.gaussian_kernel(x, dtype(MEAN), dtype(SIGMA), out)
+
+    def polar_distance(self, r1, t1, r2, t2):
+        return self.polar_kernel(r1, t1, r2, t2)
+
+    def zero_suppress(self, w):
+        return self.zero_kernel(w, np.int16(THRESHOLD))
+
+    def add(self, a, b):
+        return self.add_kernel(a, b)
+
+    def host_gaussian_pdf(self, x_host, y_host):
+        self.gaussian_pdf(self.cp.asarray(x_host), np.float32).get(out=y_host)
+
+    def empty(self, n, dtype):
+        return self.cp.empty(n, dtype=dtype)
+
+
+class CupyExpressionSystem:
+    name = "cupy-expr"
+    has_out = False  # an expression of several operations has no out= of its own
+
+    def __init__(self, cp):
+        self.cp = cp
+
+    def device(self, a):
+        return a
+
+    def gaussian_pdf(self, x, dtype, out=None):
+        if out is not None:
+            raise NotImplementedError("a CuPy expression has no out= for the whole expression")
+        cp = self.cp
+        return cp.exp(-0.5 * ((x - MEAN) / SIGMA) ** 2) / (SIGMA * SQRT_2PI)
+
+    def polar_distance(self, r1, t1, r2, t2):
+        cp = self.cp
+        x1, y1 = r1 * cp.cos(t1), r1 * cp.sin(t1)
+        x2, y2 = r2 * cp.cos(t2), r2 * cp.sin(t2)
+        return cp.sqrt((x1 - x2) ** 2 + (y1 - y2) ** 2)
+
+    def zero_suppress(self, w):
+        cp = self.cp
+        return cp.where((w > -THRESHOLD) & (w < THRESHOLD), np.int16(0), w)
+
+    def add(self, a, b):
+        return a + b
+
+    def host_gaussian_pdf(self, x_host, y_host):
+        self.gaussian_pdf(self.cp.asarray(x_host), np.float32).get(out=y_host)
+
+    def empty(self, n, dtype):
+        return self.cp.empty(n, dtype=dtype)
+
+
+SYSTEM_CLASSES = {"numba": NumbaSystem, "cupy-elementwise": CupyElementwiseSystem,
+                  "cupy-expr": CupyExpressionSystem}
+
+
+# ---------------------------------------------------------------------------------------------
+# The benchmark
+
+class Peers:
+    def __init__(self, cp, sizes, seed, system_names):
+        self.cp = cp
+        self.sizes = sizes
+        self.gpu = Gpu(cp)
+        self.records = []
+        self.dtod = {}
+        self.random = cp.random.RandomState(seed)
+        self.systems = []
+        for name in system_names:
+            try:
+                self.systems.append(SYSTEM_CLASSES[name](cp))
+            except Exception as exc:  # one library failing must not stop the others
+                self.add(record("setup", name, 0, "-", error=error_text(exc),
+                                extra={"traceback_lines": len(traceback.format_exc().splitlines())}))
+
+    def add(self, r):
+        self.records.append(r)
+        state = r["error"] or ("verified" if r["verified"] else "-")
+        print(f"  {r['case']:<24} {r['system']:<17} n={r['n']:<10} {r['dtype']:<8} "
+              f"{r['time_ms']:>10.4f} ms {r['gbps']:>8.1f} GB/s ratio {r['ratio']:.3f} {state}",
+              flush=True)
+
+    # -- ceilings --------------------------------------------------------------------------
+
+    def dtod_gbps(self, total_bytes):
+        """A device-to-device copy reading total_bytes/2 and writing as many (cached)."""
+        cp = self.cp
+        copy_bytes = int(total_bytes // 2)
+        if copy_bytes not in self.dtod:
+            src = self.random.uniform(-1, 1, (copy_bytes + 3) // 4, dtype=cp.float32)
+            dst = cp.empty_like(src)
+            kind = cp.cuda.runtime.memcpyDeviceToDevice
+            ms = self.gpu.median_ms(
+                lambda: cp.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, copy_bytes, kind,
+                                                    0),
+                reps_for(copy_bytes))
+            r = record("memcpy_dtod", "ceiling", copy_bytes, "bytes", verified=None,
+                       method="cudaMemcpyAsync device to device (CuPy), CUDA events, median")
+            set_bandwidth(r, 2.0 * copy_bytes, ms)
+            self.dtod[copy_bytes] = r
+            del src, dst
+        return self.dtod[copy_bytes]["gbps"]
+
+    def pinned_round_trip_gbps(self):
+        cp = self.cp
+        nbytes = self.sizes["pinned"]
+        memory = cp.cuda.alloc_pinned_memory(nbytes)
+        host = np.frombuffer(memory, np.float32, nbytes // 4)
+        host[...] = np.random.default_rng(7).random(host.size, dtype=np.float32)
+        device = cp.empty(nbytes // 4, dtype=cp.float32)
+        rt = cp.cuda.runtime
+        h2d = self.gpu.median_ms(lambda: rt.memcpyAsync(device.data.ptr, host.ctypes.data, nbytes,
+                                                        rt.memcpyHostToDevice, 0), (2, 10))
+        d2h = self.gpu.median_ms(lambda: rt.memcpyAsync(host.ctypes.data, device.data.ptr, nbytes,
+                                                        rt.memcpyDeviceToHost, 0), (2, 10))
+        for case, ms in (("pinned_h2d", h2d), ("pinned_d2h", d2h)):
+            r = record(case, "ceiling", nbytes, "bytes", verified=None,
+                       method=f"{nbytes} bytes of pinned memory (CuPy), CUDA events, median of 10")
+            set_bandwidth(r, nbytes, ms)
+            self.add(r)
+        return 2.0 * nbytes / ((h2d + d2h) * 1e-3) / 1e9
+
+    # -- cases -----------------------------------------------------------------------------
+
+    def run_case(self, case, system, n, dtype, body):
+        r = record(case, system.name, n, dtype)
+        try:
+            body(r)
+        except Exception as exc:
+            r["error"] = error_text(exc)
+        self.add(r)
+
+    def gaussian(self, system, x_all, dtype, log2, into_out=False):
+        cp = self.cp
+        n = 1 << log2
+        itemsize = np.dtype(dtype).itemsize
+
+        def body(r):
+            x = system.device(x_all[:n])
+            out = system.empty(n, dtype)
+            reps = reps_for(n * itemsize)
+            if into_out:
+                ms = self.gpu.median_ms(lambda: system.gaussian_pdf(x, dtype, out=out), reps)
+            else:
+                ms = self.gpu.median_ms(lambda: system.gaussian_pdf(x, dtype), reps)
+            r["method"] = (f"device arrays, scalar mean and sigma, "
+                           f"{'into out=' if into_out else 'new output each call'}, "
+                           f"CUDA events, median of {reps[1]}")
+            set_bandwidth(r, 2.0 * n * itemsize, ms, "memcpy_dtod",
+                          self.dtod_gbps(2.0 * n * itemsize))
+            note_check(r, check_output(cp, self.fresh_gaussian(system, x, n, dtype), n,
+                                       lambda idx: gaussian_reference(self.gather(x_all, idx, n)),
+                                       TOL_GAUSS32 if dtype == np.float32 else TOL_GAUSS64))
+
+        case = "gaussian_pdf_out" if into_out else "gaussian_pdf"
+        self.run_case(case, system, n, np.dtype(dtype).name, body)
+
+    def fresh_gaussian(self, system, x, n, dtype):
+        """An output to check: written into a NaN-filled out= where the system has one."""
+        if not system.has_out:
+            return system.gaussian_pdf(x, dtype)
+        out = system.empty(n, dtype)
+        self.cp.asarray(out).fill(np.nan)
+        system.gaussian_pdf(x, dtype, out=out)
+        return out
+
+    def gather(self, a, idx, n):
+        """Host copy of a[:n] at idx (all of it for idx None)."""
+        flat = a.reshape(-1)
+        if idx is None:
+            return self.cp.asnumpy(flat[:n])
+        return self.cp.asnumpy(flat[self.cp.asarray(idx)])
+
+    def polar(self, system, inputs):
+        cp = self.cp
+        n = inputs[0].size
+
+        def body(r):
+            args = [system.device(a) for a in inputs]
+            reps = reps_for(4 * n)
+            ms = self.gpu.median_ms(lambda: system.polar_distance(*args), reps)
+            r["method"] = f"4 device inputs, new output each call, CUDA events, median of {reps[1]}"
+            set_bandwidth(r, 5.0 * 4 * n, ms, "memcpy_dtod", self.dtod_gbps(5.0 * 4 * n))
+            note_check(r, check_output(cp, system.polar_distance(*args), n,
+                                       lambda idx: polar_reference(
+                                           *(self.gather(a, idx, n) for a in inputs)),
+                                       TOL_POLAR32))
+
+        self.run_case("polar_distance", system, n, "float32", body)
+
+    def zero_suppress(self, system, waveform):
+        cp = self.cp
+        n = waveform.size
+
+        def body(r):
+            w = system.device(waveform)
+            reps = reps_for(2 * n)
+            ms = self.gpu.median_ms(lambda: system.zero_suppress(w), reps)
+            r["method"] = (f"values uniform in [-100, 100], threshold {THRESHOLD}, new output "
+                           f"each call, CUDA events, median of {reps[1]}")
+            set_bandwidth(r, 2.0 * 2 * n, ms, "memcpy_dtod", self.dtod_gbps(2.0 * 2 * n))
+            note_check(r, check_output(cp, system.zero_suppress(w), n,
+                                       lambda idx: zero_suppress_reference(
+                                           self.gather(waveform, idx, n)),
+                                       TOL_EXACT))
+
+        self.run_case("zero_suppress", system, n, "int16", body)
+
+    def broadcast(self, system, matrix, vector, row):
+        cp = self.cp
+        side = matrix.shape[0]
+        n = side * side
+
+        def body(r):
+            a = system.device(matrix)
+            b = system.device(vector)
+            reps = reps_for(4 * n)
+            ms = self.gpu.median_ms(lambda: system.add(a, b), reps)
+            r["method"] = (f"out = a + b, a ({side}, {side}), b {tuple(vector.shape)}, new output "
+                           f"each call, CUDA events, median of {reps[1]}")
+            r["extra"]["rows"] = side
+            nbytes = 4.0 * (2 * n + side)
+            set_bandwidth(r, nbytes, ms, "memcpy_dtod", self.dtod_gbps(nbytes))
+            vec_host = cp.asnumpy(vector).reshape(-1).astype(np.float64)
+
+            def want(idx):
+                idx = np.arange(n, dtype=np.int64) if idx is None else idx
+                k = idx % side if row else idx // side
+                return self.gather(matrix, idx, n).astype(np.float64) + vec_host[k]
+
+            note_check(r, check_output(cp, system.add(a, b), n, want, TOL_ADD32))
+
+        self.run_case("broadcast_row_add" if row else "broadcast_col_add", system, n, "float32",
+                      body)
+
+    def transposed(self, system, matrix):
+        cp = self.cp
+        side = matrix.shape[0]
+        n = side * side
+
+        def body(r):
+            xt = system.device(matrix.T)
+            reps = reps_for(4 * n)
+            ms = self.gpu.median_ms(lambda: system.gaussian_pdf(xt, np.float32), reps)
+            r["method"] = (f"input x.T of a C-ordered ({side}, {side}) matrix, CUDA events, "
+                           f"median of {reps[1]}")
+            r["extra"]["rows"] = side
+            set_bandwidth(r, 2.0 * 4 * n, ms, "memcpy_dtod", self.dtod_gbps(2.0 * 4 * n))
+            got = system.gaussian_pdf(xt, np.float32)
+            got_c = cp.ascontiguousarray(cp.asarray(got))  # C order, whatever order it came in
+
+            def want(idx):
+                idx = np.arange(n, dtype=np.int64) if idx is None else idx
+                i, j = idx // side, idx % side
+                return gaussian_reference(self.gather(matrix, j * side + i, n))
+
+            note_check(r, check_output(cp, got_c, n, want, TOL_GAUSS32))
+
+        self.run_case("transposed_gaussian_pdf", system, n, "float32", body)
+
+    def host_arrays(self, system, x_host, pinned_gbps):
+        n = x_host.size
+
+        def body(r):
+            y_host = np.empty_like(x_host)
+            reps = (1, 5)
+            for _ in range(reps[0]):
+                system.host_gaussian_pdf(x_host, y_host)
+            times = []
+            for _ in range(reps[1]):
+                t = time.perf_counter()
+                system.host_gaussian_pdf(x_host, y_host)
+                times.append((time.perf_counter() - t) * 1e3)
+            r["method"] = (f"NumPy float32 array in, NumPy array out (pageable), host wall time "
+                           f"of the synchronous call, median of {reps[1]}")
+            set_bandwidth(r, 2.0 * 4 * n, statistics.median(times), "pinned_h2d+d2h", pinned_gbps)
+            y_host.fill(np.nan)
+            system.host_gaussian_pdf(x_host, y_host)
+            idx = check_indices(n)
+            got = y_host if idx is None else y_host[idx]
+            xs = x_host if idx is None else x_host[idx]
+            note_check(r, check_output(self.cp, self.cp.asarray(got), got.size,
+                                       lambda _: gaussian_reference(xs), TOL_GAUSS32))
+
+        self.run_case("host_gaussian_pdf", system, n, "float32", body)
+
+    def dispatch(self, system, x_all, with_out):
+        cp = self.cp
+        n = 1024
+
+        def body(r):
+            x = system.device(x_all[:n])
+            out = system.empty(n, np.float32)
+            if with_out:
+                us, calls = self.gpu.host_us_per_call(
+                    lambda: system.gaussian_pdf(x, np.float32, out=out))
+            else:
+                us, calls = self.gpu.host_us_per_call(lambda: system.gaussian_pdf(x, np.float32))
+            r["time_ms"] = us / 1000.0
+            r["method"] = (f"host time per call (time.perf_counter), 20 batches of {calls} "
+                           f"back-to-back calls{' into out=' if with_out else ''}, median of "
+                           f"batch averages")
+            note_check(r, check_output(cp, self.fresh_gaussian(system, x, n, np.float32), n,
+                                       lambda idx: gaussian_reference(self.gather(x_all, idx, n)),
+                                       TOL_GAUSS32))
+
+        self.run_case("dispatch_out" if with_out else "dispatch", system, n, "float32", body)
+
+    def run(self):
+        cp = self.cp
+        s = self.sizes
+        free = cp.get_default_memory_pool().free_all_blocks
+        pinned_gbps = self.pinned_round_trip_gbps()
+        largest = max(s["gaussian"])
+
+        x32 = self.random.uniform(-3, 3, 1 << largest, dtype=cp.float32)
+        x64 = self.random.uniform(-3, 3, 1 << largest, dtype=cp.float64)
+        for system in self.systems:
+            for e in s["gaussian"]:
+                self.gaussian(system, x32, np.float32, e)
+            for e in s["gaussian"]:
+                self.gaussian(system, x64, np.float64, e)
+            if system.has_out:
+                self.gaussian(system, x32, np.float32, largest, into_out=True)
+            free()
+        del x64
+        free()
+
+        n = 1 << s["polar"]
+        polar_inputs = [self.random.uniform(0.5, 1.5, n, dtype=cp.float32),
+                        self.random.uniform(-math.pi, math.pi, n, dtype=cp.float32),
+                        self.random.uniform(0.5, 1.5, n, dtype=cp.float32),
+                        self.random.uniform(-math.pi, math.pi, n, dtype=cp.float32)]
+        for system in self.systems:
+            self.polar(system, polar_inputs)
+        del polar_inputs
+        free()
+
+        waveform = self.random.randint(-100, 101, 1 << s["zero_suppress"]).astype(cp.int16)
+        for system in self.systems:
+            self.zero_suppress(system, waveform)
+        del waveform
+        free()
+
+        side = 1 << s["side"]
+        matrix = self.random.uniform(-3, 3, side * side, dtype=cp.float32).reshape(side, side)
+        row = self.random.uniform(-1, 1, (1, side), dtype=cp.float32)
+        col = self.random.uniform(-1, 1, (side, 1), dtype=cp.float32)
+        for system in self.systems:
+            self.broadcast(system, matrix, row, True)
+            self.broadcast(system, matrix, col, False)
+            self.transposed(system, matrix)
+            free()
+        del matrix
+        free()
+
+        x_host = cp.asnumpy(x32[:1 << s["host"]]) if s["host"] <= largest else \
+            np.random.default_rng(5).uniform(-3, 3, 1 << s["host"]).astype(np.float32)
+        for system in self.systems:
+            self.host_arrays(system, x_host, pinned_gbps)
+            free()
+        del x_host
+
+        for system in self.systems:
+            self.dispatch(system, x32, False)
+            if system.has_out:
+                self.dispatch(system, x32, True)
+        del x32
+        free()
+
+        self.records.extend(self.dtod[b] for b in sorted(self.dtod))
+
+
+# ---------------------------------------------------------------------------------------------
+# Start-up: a fresh interpreter, timed from inside (interpreter start excluded).
+
+STARTUP_CHILD = r"""
+import json, math, time
+t0 = time.perf_counter()
+import numpy as np
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+SYSTEM = %(system)r
+MEAN, SIGMA = %(mean)r, %(sigma)r
+if SYSTEM == "numba":
+    from numba import cuda, vectorize
+    t1 = time.perf_counter()
+    cuda.current_context()
+    t2 = time.perf_counter()
+    SQRT_2PI = np.float32((2 * math.pi) ** 0.5)
+    def gaussian_pdf(x, mean, sigma):
+        return math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI)
+    try:
+        f = vectorize(["float32(float32, float32, float32)"], target="cuda", cache=True)(gaussian_pdf)
+    except Exception:
+        f = vectorize(["float32(float32, float32, float32)"], target="cuda")(gaussian_pdf)
+    x = np.random.default_rng(11).uniform(-3, 3, 1024).astype(np.float32)
+    xd = cuda.to_device(x)
+    y = f(xd, np.float32(MEAN), np.float32(SIGMA)).copy_to_host()
+else:
+    import cupy as cp
+    t1 = time.perf_counter()
+    cp.cuda.runtime.free(0)
+    t2 = time.perf_counter()
+    x = np.random.default_rng(11).uniform(-3, 3, 1024).astype(np.float32)
+    xd = cp.asarray(x)
+    if SYSTEM == "cupy-elementwise":
+        k = cp.ElementwiseKernel("T x, T mean, T sigma", "T y",
+            "const T z = (x - mean) / sigma; y = exp(T(-0.5) * z * z) / (sigma * T(2.5066282746310002));",
+            "bench_gaussian_pdf")
+        y = k(xd, np.float32(MEAN), np.float32(SIGMA)).get()
+    else:
+        y = (cp.exp(-0.5 * ((xd - MEAN) / SIGMA) ** 2) / (SIGMA * math.sqrt(2 * math.pi))).get()
+t3 = time.perf_counter()
+z = (x.astype(np.float64) - MEAN) / SIGMA
+want = np.exp(-0.5 * z * z) / (SIGMA * math.sqrt(2 * math.pi))
+ok = bool(np.all(np.abs(y - want) <= 1e-7 + 4e-6 * np.abs(want)))
+print("peers-startup-result " + json.dumps(dict(import_ms=(t1 - t0) * 1e3,
+      context_ms=(t2 - t1) * 1e3, first_result_ms=(t3 - t2) * 1e3, verified=ok)))
+"""
+
+
+def run_startup_child(system, cache_dir):
+    env = dict(os.environ, CUPY_CACHE_DIR=os.path.join(cache_dir, "cupy"),
+               NUMBA_CACHE_DIR=os.path.join(cache_dir, "numba"))
+    code = STARTUP_CHILD % dict(system=system, mean=MEAN, sigma=SIGMA)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+    process_ms = (time.perf_counter() - start) * 1e3
+    for line in done.stdout.splitlines():
+        if line.startswith("peers-startup-result "):
+            figures = json.loads(line.split(" ", 1)[1])
+            figures["process_ms"] = process_ms
+            return figures
+    raise RuntimeError(f"start-up child for {system} failed (exit {done.returncode}): "
+                       f"{(done.stderr or done.stdout)[-2000:]}")
+
+
+def startup_records(system, cold_runs, warm_runs):
+    records = []
+    folders = []
+    try:
+        cold, warm = [], []
+        for _ in range(cold_runs):
+            folders.append(tempfile.mkdtemp(prefix="peers-cache-"))
+            cold.append(run_startup_child(system, folders[-1]))
+        for _ in range(warm_runs):
+            warm.append(run_startup_child(system, folders[0]))
+        for case, runs in (("startup_cold", cold), ("startup_warm", warm)):
+            r = record(case, system, 1024, "float32")
+            r["time_ms"] = statistics.median(run["first_result_ms"] for run in runs)
+            for key in ("import_ms", "context_ms", "first_result_ms", "process_ms"):
+                r["extra"][key] = statistics.median(run[key] for run in runs)
+            r["extra"]["runs"] = len(runs)
+            r["verified"] = all(run["verified"] for run in runs)
+            r["method"] = ("fresh python3 -c process, time from after the context to the first "
+                           "result on the host (kernel definition + upload + first call + copy "
+                           f"back); import and context reported apart; median of {len(runs)}")
+            records.append(r)
+    finally:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+    return records
+
+
+# ---------------------------------------------------------------------------------------------
+
+def metadata(cp, started):
+    meta = dict(tool="peers.py", date=started, python=platform.python_version(),
+                numpy=np.__version__)
+    try:
+        meta["cupy"] = cp.__version__
+        rt = cp.cuda.runtime
+        props = rt.getDeviceProperties(0)
+        name = props["name"]
+        meta["gpu"] = name.decode() if isinstance(name, bytes) else str(name)
+        meta["cuda_runtime"] = rt.runtimeGetVersion()
+        meta["cuda_driver_api"] = rt.driverGetVersion()
+        meta["nvrtc"] = ".".join(str(v) for v in cp.cuda.nvrtc.getVersion())
+    except Exception as exc:
+        meta["cupy_error"] = error_text(exc)
+    for module in ("numba", "numba_cuda", "scipy"):
+        try:
+            meta[module] = __import__(module).__version__
+        except Exception as exc:
+            meta[module] = f"unavailable ({error_text(exc)})"
+    return meta
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the results as JSON to this file")
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--systems", default=",".join(SYSTEMS),
+                        help="comma-separated subset of " + ", ".join(SYSTEMS))
+    parser.add_argument("--skip-startup", action="store_true", help="skip the start-up case")
+    args = parser.parse_args()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    names = [s for s in args.systems.split(",") if s]
+    unknown = [s for s in names if s not in SYSTEM_CLASSES]
+    if unknown:
+        parser.error(f"unknown systems {unknown}; known: {', '.join(SYSTEMS)}")
+
+    output = dict(metadata=dict(tool="peers.py", date=started), records=[])
+    try:
+        import cupy as cp
+        cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        print(f"peers.py: no usable CuPy/GPU, skipping: {error_text(exc)}")
+        output["metadata"]["skipped"] = error_text(exc)
+    else:
+        output["metadata"] = metadata(cp, started)
+        print(f"peers on {output['metadata'].get('gpu')}: numpy {np.__version__}, cupy "
+              f"{output['metadata'].get('cupy')}, numba {output['metadata'].get('numba')}",
+              flush=True)
+        sizes = quick_sizes() if args.quick else full_sizes()
+        peers = Peers(cp, sizes, args.seed, names)
+        try:
+            peers.run()
+        except Exception as exc:  # keep what was measured
+            peers.records.append(record("run", "peers", 0, "-", error=error_text(exc)))
+            traceback.print_exc()
+        if not args.skip_startup:
+            for system in names:
+                try:
+                    for r in startup_records(system, sizes["startup_cold"],
+                                             sizes["startup_warm"]):
+                        peers.add(r)
+                except Exception as exc:
+                    peers.add(record("startup_warm", system, 1024, "float32",
+                                     error=error_text(exc)))
+        output["records"] = peers.records
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(output, f, indent=1)
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""bench/report.py: one table, the targets' verdicts, RESULTS.md and a chart from the benchmarks' JSON.
+
+Reads the files written by jitvec_bench_gpu, jitvec_bench_cpu and peers.py (each
+{"metadata": {...}, "records": [...]}, fields as in bench/results.hpp), prints one table (case,
+system, time, GB/s, ratio to the ceiling measured in the same run, the winner of each case),
+checks the targets of issues 2, 4 and 5 and prints PASS or MISS for each, and writes
+RESULTS.md and bandwidth.png (gaussian_pdf float32, bandwidth against size, every system and
+the device-copy ceiling) into --out-dir (default: this script's folder, bench/).
+
+    python3 bench/report.py jitvec.json cpu.json peers.json [--out-dir DIR]
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+# Case order in the table, and which way "better" goes for the winner.
+CASE_ORDER = ["gaussian_pdf", "gaussian_pdf_out", "polar_distance", "zero_suppress",
+              "broadcast_row_add", "broadcast_col_add", "transposed_gaussian_pdf",
+              "host_gaussian_pdf", "dispatch", "dispatch_out", "startup_context", "startup_cold",
+              "startup_warm", "cpu_gaussian_pdf_parallel", "cpu_gaussian_pdf_single",
+              "threaded_copy", "memcpy_dtod", "pinned_h2d", "pinned_d2h", "bare_launch"]
+TIME_CASES = {"dispatch", "dispatch_out", "startup_cold", "startup_warm", "startup_context",
+              "bare_launch"}
+REFERENCE_SYSTEMS = {"ceiling", "cuda-driver", "naive-multipass"}
+
+
+def load(paths):
+    """All records (each tagged with its file's tool) and the metadata of every file."""
+    records, metadata = [], {}
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        meta = data.get("metadata", {})
+        tool = meta.get("tool", os.path.basename(path))
+        metadata[tool] = meta
+        for r in data.get("records", []):
+            r["source"] = tool
+            records.append(r)
+    return records, metadata
+
+
+def system_label(r):
+    if r["system"] in REFERENCE_SYSTEMS and r["source"] == "peers.py":
+        return r["system"] + " (py run)"
+    return r["system"]
+
+
+def usable(r):
+    return not r.get("error") and r.get("verified") is not False
+
+
+def pow2(n):
+    if n and n > 0 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return str(n)
+
+
+def time_text(ms):
+    if not ms or ms <= 0 or not math.isfinite(ms):
+        return "-"
+    if ms < 1:
+        return f"{ms * 1000:.2f} us"
+    if ms < 1000:
+        return f"{ms:.3f} ms"
+    return f"{ms / 1000:.2f} s"
+
+
+def case_key(r):
+    order = CASE_ORDER.index(r["case"]) if r["case"] in CASE_ORDER else len(CASE_ORDER)
+    return (order, r["case"], r.get("dtype", ""), r.get("n", 0))
+
+
+def winners(records):
+    """(case, n, dtype) -> the best usable system there (reference systems excluded)."""
+    groups = {}
+    for r in records:
+        if r["system"] in REFERENCE_SYSTEMS or not usable(r) or not r.get("time_ms"):
+            continue
+        groups.setdefault((r["case"], r["n"], r["dtype"]), []).append(r)
+    best = {}
+    for key, rs in groups.items():
+        if key[0] in TIME_CASES or not any(r.get("gbps") for r in rs):
+            best[key] = min(rs, key=lambda r: r["time_ms"])["system"]
+        else:
+            best[key] = max(rs, key=lambda r: r.get("gbps") or 0)["system"]
+    return best
+
+
+def table_rows(records):
+    best = winners(records)
+    rows = []
+    for r in sorted(records, key=case_key):
+        ratio = r.get("ratio") or 0
+        ratio_text = "-"
+        if ratio:
+            meaning = r.get("ratio_meaning", "")
+            suffix = {"gbps/ceiling_gbps": "", "time/ceiling_time": "x time",
+                      "ceiling_time/time": "x faster"}.get(meaning, "")
+            ratio_text = f"{ratio:.3f}{(' ' + suffix) if suffix else ''} vs {r['ceiling_name']}"
+        state = "ERROR" if r.get("error") else ("" if r.get("verified") is not False else "UNVERIFIED")
+        rows.append([r["case"], system_label(r), pow2(r.get("n", 0)), r.get("dtype", ""),
+                     time_text(r.get("time_ms")), f"{r['gbps']:.1f}" if r.get("gbps") else "-",
+                     ratio_text, best.get((r["case"], r["n"], r["dtype"]), ""), state])
+    return rows
+
+
+HEADER = ["case", "system", "n", "dtype", "time", "GB/s", "ratio to ceiling", "winner", "check"]
+
+
+def print_table(rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(HEADER, *rows)]
+    for row in [HEADER] + rows:
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+
+
+def markdown_table(rows):
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets
+
+def find(records, case, system="jitvec", dtype=None, n=None, largest=False):
+    rs = [r for r in records if r["case"] == case and r["system"] == system
+          and (dtype is None or r["dtype"] == dtype) and (n is None or r["n"] == n)]
+    if largest and rs:
+        top = max(r["n"] for r in rs)
+        rs = [r for r in rs if r["n"] == top]
+    return rs[0] if rs else None
+
+
+def verdict(r, passed, value_text):
+    if r is None:
+        return "n/a", "not measured"
+    if r.get("error"):
+        return "MISS", f"error: {r['error'][:120]}"
+    if r.get("verified") is False:
+        return "MISS", "output not verified"
+    return ("PASS" if passed else "MISS"), value_text
+
+
+def ratio_target(records, label, case, minimum, dtype=None, largest=True):
+    r = find(records, case, dtype=dtype, largest=largest)
+    ok = r is not None and (r.get("ratio") or 0) >= minimum
+    text = f"{r['ratio']:.3f} (need >= {minimum}) at n={pow2(r['n'])}" if r else ""
+    return (label,) + verdict(r, ok, text)
+
+
+def targets(records):
+    results = []
+    for dtype in ("float32", "float64"):
+        results.append(ratio_target(records, f"issue 2/5 case 1: gaussian_pdf {dtype} largest "
+                                    f">= 0.95 of DtoD", "gaussian_pdf", 0.95, dtype))
+    results.append(ratio_target(records, "case 2: polar_distance >= 0.95 of DtoD",
+                                "polar_distance", 0.95))
+    results.append(ratio_target(records, "case 3: zero_suppress int16 >= 0.95 of DtoD",
+                                "zero_suppress", 0.95))
+    for case in ("broadcast_row_add", "broadcast_col_add"):
+        results.append(ratio_target(records, f"case 4: {case} >= 0.90 of DtoD", case, 0.90))
+    results.append(ratio_target(records, "case 5: transposed input >= 0.60 of DtoD",
+                                "transposed_gaussian_pdf", 0.60))
+    results.append(ratio_target(records, "case 6: host arrays >= 0.70 of pinned H2D+D2H",
+                                "host_gaussian_pdf", 0.70))
+    for case in ("dispatch", "dispatch_out"):
+        r = find(records, case)
+        ok = r is not None and 0 < (r.get("ratio") or 0) <= 1.5
+        text = (f"{r['time_ms'] * 1000:.2f} us = {r['ratio']:.2f}x a bare launch (need <= 1.5x)"
+                if r else "")
+        results.append((f"issue 2/case 7: {case} host cost <= 1.5x bare cuLaunchKernel",)
+                       + verdict(r, ok, text))
+        peers = [p for p in records if p["case"] == case and p["system"].startswith("cupy")
+                 and usable(p) and p.get("time_ms")]
+        if r is not None and peers:
+            fastest = min(peers, key=lambda p: p["time_ms"])
+            speedup = fastest["time_ms"] / r["time_ms"] if r.get("time_ms") else 0
+            results.append((f"case 7: {case} >= 2x faster than CuPy",)
+                           + verdict(r, speedup >= 2.0,
+                                     f"{speedup:.2f}x faster than {fastest['system']} "
+                                     f"({fastest['time_ms'] * 1000:.2f} us)"))
+        else:
+            results.append((f"case 7: {case} >= 2x faster than CuPy", "n/a",
+                            "no CuPy figure" if r is not None else "not measured"))
+    r = find(records, "startup_warm")
+    ok = r is not None and 0 < (r.get("time_ms") or 0) <= 2.0
+    results.append(("case 8: warm start-up <= 2 ms after the context",)
+                   + verdict(r, ok, f"{r['time_ms']:.3f} ms" if r else ""))
+    results.append(ratio_target(records, "issue 4: parallel >= 0.8 of a threaded copy",
+                                "cpu_gaussian_pdf_parallel", 0.8))
+    results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
+                                "cpu_gaussian_pdf_single", 2.0))
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Outputs
+
+def environment_lines(metadata):
+    gpu = metadata.get("jitvec_bench_gpu", {})
+    cpu = metadata.get("jitvec_bench_cpu", {})
+    py = metadata.get("peers.py", {})
+    lines = []
+    date = gpu.get("date") or cpu.get("date") or py.get("date")
+    if date:
+        lines.append(f"- date: {date}")
+    if gpu.get("skipped"):
+        lines.append(f"- jitvec_bench_gpu skipped: {gpu['skipped']}")
+    if gpu.get("gpu") or py.get("gpu"):
+        lines.append(f"- GPU: {gpu.get('gpu') or py.get('gpu')}"
+                     + (f" (compute capability {gpu['compute_capability']}, {gpu.get('sm_count')} "
+                        f"SMs, L2 {int(gpu.get('l2_bytes', 0)) >> 20} MB)"
+                        if gpu.get("compute_capability") else ""))
+    if gpu.get("nvidia_driver"):
+        lines.append(f"- driver: {gpu['nvidia_driver']}")
+    if gpu.get("cuda_driver_api"):
+        lines.append(f"- CUDA: driver API {gpu['cuda_driver_api']}, toolkit {gpu.get('cuda_toolkit')}, "
+                     f"{gpu.get('nvrtc')}")
+    if py.get("cuda_runtime"):
+        lines.append(f"- CuPy's CUDA: runtime {py['cuda_runtime']}, driver {py.get('cuda_driver_api')}, "
+                     f"NVRTC {py.get('nvrtc')}")
+    jitvec_version = gpu.get("jitvec") or cpu.get("jitvec")
+    if jitvec_version:
+        lines.append(f"- jitvec {jitvec_version} (bench built with {gpu.get('bench_compiler') or cpu.get('bench_compiler')})")
+    if py:
+        versions = ", ".join(f"{k} {py[k]}" for k in ("python", "numpy", "cupy", "numba",
+                                                       "numba_cuda", "scipy") if k in py)
+        lines.append(f"- peers: {versions}")
+    if cpu:
+        lines.append(f"- CPU: {cpu.get('cpu')}, {cpu.get('threads')} threads; host compiler for "
+                     f"the cpu targets: {cpu.get('host_compiler')}")
+    return lines
+
+
+def write_chart(records, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as exc:
+        print(f"no chart: matplotlib is unavailable ({exc})")
+        return False
+    series = {}
+    for r in records:
+        if r["case"] == "gaussian_pdf" and r["dtype"] == "float32" and usable(r) and r.get("gbps"):
+            series.setdefault(r["system"], []).append((r["n"], r["gbps"]))
+    ceiling = sorted((r["n"], r["ceiling_gbps"]) for r in records
+                     if r["case"] == "gaussian_pdf" and r["dtype"] == "float32"
+                     and r["system"] == "jitvec" and r.get("ceiling_gbps"))
+    if not series:
+        print("no chart: no gaussian_pdf float32 records")
+        return False
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for system, points in sorted(series.items()):
+        points.sort()
+        ax.plot([n for n, _ in points], [g for _, g in points], marker="o", label=system)
+    if ceiling:
+        ax.plot([n for n, _ in ceiling], [g for _, g in ceiling], linestyle="--", color="black",
+                label="cuMemcpyDtoD, same bytes")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("elements (float32)")
+    ax.set_ylabel("GB/s (bytes read + written / time)")
+    ax.set_title("gaussian_pdf, float32 device arrays")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def write_results(path, metadata, rows, verdicts, chart):
+    passed = sum(1 for _, v, _ in verdicts if v == "PASS")
+    missed = sum(1 for _, v, _ in verdicts if v == "MISS")
+    text = ["# Benchmark results", ""]
+    text += environment_lines(metadata)
+    text += ["", "Every ratio compares with a ceiling measured in the same run (device-to-device "
+             "copy of the same bytes, pinned host copies, a bare cuLaunchKernel, a threaded "
+             "memcpy, a naive multi-pass loop). Times are medians; GPU kernels are timed with "
+             "CUDA events around each call, host costs with the host clock. Every output was "
+             "checked against a float64 reference (a row marked UNVERIFIED or ERROR was not).",
+             "", "## Targets", "", f"{passed} PASS, {missed} MISS", "",
+             "| target | verdict | measured |", "|---|---|---|"]
+    text += [f"| {label} | {v} | {detail} |" for label, v, detail in verdicts]
+    text += ["", "## All measurements", "", markdown_table(rows), ""]
+    if chart:
+        text += ["## gaussian_pdf float32 bandwidth", "", "![bandwidth](bandwidth.png)", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(text))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", help="JSON files from the benchmarks")
+    parser.add_argument("--out-dir", default=os.path.dirname(os.path.abspath(__file__)),
+                        help="where RESULTS.md and bandwidth.png go (default: bench/)")
+    args = parser.parse_args()
+    records, metadata = load(args.files)
+    for tool, meta in metadata.items():
+        if meta.get("skipped"):
+            print(f"{tool} was skipped: {meta['skipped']}")
+    rows = table_rows(records)
+    print_table(rows)
+    print()
+    verdicts = targets(records)
+    width = max(len(label) for label, _, _ in verdicts)
+    for label, v, detail in verdicts:
+        print(f"{v:<4}  {label.ljust(width)}  {detail}")
+    passed = sum(1 for _, v, _ in verdicts if v == "PASS")
+    missed = sum(1 for _, v, _ in verdicts if v == "MISS")
+    print(f"\n{passed} PASS, {missed} MISS, {len(verdicts) - passed - missed} not measured")
+    os.makedirs(args.out_dir, exist_ok=True)
+    chart = write_chart(records, os.path.join(args.out_dir, "bandwidth.png"))
+    write_results(os.path.join(args.out_dir, "RESULTS.md"), metadata, rows, verdicts, chart)
+    print(f"wrote {os.path.join(args.out_dir, 'RESULTS.md')}"
+          + (f" and {os.path.join(args.out_dir, 'bandwidth.png')}" if chart else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
