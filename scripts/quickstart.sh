@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:/usr/local/cuda/lib64"
 target_args=()
-if build/jitvec info --json | grep -q '"gpus": \[\]'; then
+if build/jitvec info --json | grep -Eq '"gpus" *: *\[\]'; then
   build/jitvec compile samples/*.toml --target cpu --cache-dir kernels_cache
 else
   build/jitvec compile samples/*.toml --cache-dir kernels_cache
