@@ -125,6 +125,7 @@ class GpuBench {
       : sizes_(sizes), seed_(seed), context_(kDevice), timer_(kDevice, stream_) {}
 
   int run(const std::filesystem::path& json) {
+    const bench::Clock::time_point start = bench::Clock::now();
     record_metadata();
     define_ufuncs();
     make_inputs();
@@ -146,7 +147,7 @@ class GpuBench {
     startup_case();
     for (bench::Record& ceiling : ceilings_->records()) results_.add(std::move(ceiling));
 
-    fmt::print("\n");
+    fmt::print("\nall cases in {:.1f} s\n", bench::ms_since(start) / 1000.0);
     results_.print_table();
     if (!json.empty()) {
       results_.write_json(json);
@@ -220,16 +221,33 @@ class GpuBench {
                sizes_.largest_log2(), bench::ms_since(start));
   }
 
+  // The pinned copies and the bare launch. A failure is recorded (the cases compared with that
+  // ceiling then carry no ratio) and the run goes on.
   void measure_fixed_ceilings() {
-    bench::PinnedCopies pinned =
-        bench::measure_pinned_copies(kDevice, stream_, sizes_.pinned_bytes, {2, 10});
-    pinned_round_trip_gbps_ = pinned.round_trip_gbps;
-    bare_launch_ = bench::measure_bare_launch(kDevice, stream_, 20, 500);
-    fmt::print("ceilings: pinned H2D {:.1f} GB/s, D2H {:.1f} GB/s; bare cuLaunchKernel {:.2f} us\n",
-               pinned.host_to_device.gbps, pinned.device_to_host.gbps,
-               bare_launch_.time_ms * 1000.0);
-    results_.add(std::move(pinned.host_to_device));
-    results_.add(std::move(pinned.device_to_host));
+    try {
+      bench::PinnedCopies pinned =
+          bench::measure_pinned_copies(kDevice, stream_, sizes_.pinned_bytes, {2, 10});
+      pinned_round_trip_gbps_ = pinned.round_trip_gbps;
+      fmt::print("ceiling: pinned H2D {:.1f} GB/s, D2H {:.1f} GB/s\n", pinned.host_to_device.gbps,
+                 pinned.device_to_host.gbps);
+      results_.add(std::move(pinned.host_to_device));
+      results_.add(std::move(pinned.device_to_host));
+    } catch (const std::exception& error) {
+      bench::Record failed{"pinned_h2d", "ceiling", 0, "bytes"};
+      failed.error = error.what();
+      fmt::print("ceiling: pinned copies: ERROR: {}\n", failed.error);
+      results_.add(std::move(failed));
+    }
+    try {
+      bare_launch_ = bench::measure_bare_launch(kDevice, stream_, 20, 500);
+      fmt::print("ceiling: bare cuLaunchKernel {:.2f} us of host time\n",
+                 bare_launch_.time_ms * 1000.0);
+    } catch (const std::exception& error) {
+      bare_launch_ = bench::Record{"bare_launch", "ceiling", 0, "-"};
+      bare_launch_.error = error.what();
+      fmt::print("ceiling: bare launch: ERROR: {}\n", bare_launch_.error);
+    }
+    bare_launch_.has_output = false;
     results_.add(bare_launch_);
   }
 

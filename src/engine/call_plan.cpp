@@ -8,8 +8,6 @@
 namespace jitvec::engine {
 namespace {
 
-std::string argument_name(int k) { return fmt::format("argument {}", k + 1); }
-
 void check_out(const detail::UfuncImpl& ufunc, const CallPlan& plan, const Array& out) {
   const DType result = plan.spec.loop.result;
   if (!can_cast_same_kind(result, out.dtype())) {
@@ -85,13 +83,33 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
 
   std::vector<launch::NamedShape> shapes;
   for (int k = 0; k < plan.nin; ++k) {
-    if (plan.inputs[k]) shapes.push_back(launch::NamedShape{&plan.inputs[k]->shape(), argument_name(k)});
+    if (plan.inputs[k]) shapes.push_back(launch::NamedShape{&plan.inputs[k]->shape(), k + 1});
   }
   plan.shape = shapes.empty() ? Shape{} : launch::broadcast_shapes(shapes);
   plan.numel = 1;
   for (std::int64_t s : plan.shape) plan.numel *= s;
   if (plan.out) check_out(ufunc, plan, *plan.out);
   return plan;
+}
+
+bool is_plain_contiguous(const CallPlan& plan, const Array* const* inputs, const Array& out) {
+  if (!out.is_contiguous() || out.shape() != plan.shape) return false;
+  for (int k = 0; k < plan.nin; ++k) {
+    if (inputs[k] && (inputs[k]->shape() != plan.shape || !inputs[k]->is_contiguous())) return false;
+  }
+  return true;
+}
+
+launch::IterationSpace iteration_space(const CallPlan& plan, const Array* const* inputs,
+                                       const Array& out) {
+  if (is_plain_contiguous(plan, inputs, out)) {
+    launch::IterationSpace flat;
+    flat.numel = plan.numel;
+    flat.contiguous = true;
+    flat.fits_32bit = plan.numel <= 0x7fffffff;
+    return flat;  // sizes and strides are not needed by the contiguous loops
+  }
+  return launch::plan_iteration(plan.shape, operand_strides(plan, inputs, out), plan.scalar_mask);
 }
 
 std::vector<Strides> operand_strides(const CallPlan& plan, const Array* const* inputs,

@@ -45,6 +45,15 @@ struct CallPlan {
 CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, const Arg* args,
                         std::size_t count);
 
+/// Whether every array operand (inputs as given by `inputs`, and `out`) is C-contiguous with
+/// exactly plan.shape: the common case, which needs no iteration-space planning.
+bool is_plain_contiguous(const CallPlan& plan, const Array* const* inputs, const Array& out);
+
+/// The iteration space of the call: one flat dimension for plain contiguous calls, else
+/// planned by launch::plan_iteration.
+launch::IterationSpace iteration_space(const CallPlan& plan, const Array* const* inputs,
+                                       const Array& out);
+
 /// Strides of every operand in plan.shape: inputs (scalars as zeros; `inputs[k]` replaces
 /// plan.inputs[k] when the launcher moved an array), then `out`.
 std::vector<Strides> operand_strides(const CallPlan& plan, const Array* const* inputs,

@@ -33,8 +33,7 @@ unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
 
 void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
                  const Array& out) {
-  const launch::IterationSpace space = launch::plan_iteration(
-      plan.shape, operand_strides(plan, inputs, out), plan.scalar_mask);
+  const launch::IterationSpace space = iteration_space(plan, inputs, out);
   const std::int64_t n = space.numel;
 
   // Kernel parameters: (in_k, s_k) for each input, out, scalar_mask, then n or the block.

@@ -30,8 +30,7 @@ Array run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan) {
   if (plan.numel == 0) return out;
 
   auto loop = ufunc.engine.host_loop(ufunc, plan.spec);
-  const launch::IterationSpace space = launch::plan_iteration(
-      plan.shape, operand_strides(plan, plan.inputs.data(), out), plan.scalar_mask);
+  const launch::IterationSpace space = iteration_space(plan, plan.inputs.data(), out);
 
   void* operands[launch::kMaxOperands];
   for (int k = 0; k < plan.nin; ++k) {

@@ -23,12 +23,12 @@ Shape broadcast_shapes(const std::vector<NamedShape>& shapes) {
       }
       std::string listing;
       for (const NamedShape& each : shapes) {
-        listing += fmt::format("\n  {}: {}", each.name, shape_to_string(*each.shape));
+        listing += fmt::format("\n  argument {}: {}", each.argument, shape_to_string(*each.shape));
       }
       throw BroadcastError(fmt::format(
-          "shapes do not broadcast together: {} has size {} in dimension {} where another "
-          "argument has {}; shapes:{}",
-          s.name, size, lead + d, target, listing));
+          "shapes do not broadcast together: argument {} has size {} in dimension {} where "
+          "another argument has {}; shapes:{}",
+          s.argument, size, lead + d, target, listing));
     }
   }
   return result;

@@ -13,10 +13,10 @@
 
 namespace jitvec::launch {
 
-/// One shape that takes part in broadcasting, with the name used in messages ("argument 2").
+/// One shape that takes part in broadcasting; messages call it "argument <argument>" (1-based).
 struct NamedShape {
   const Shape* shape;
-  std::string name;
+  int argument;
 };
 
 Shape broadcast_shapes(const std::vector<NamedShape>& shapes);
