@@ -13,24 +13,25 @@
 // Every output (the copy's too) is checked against a float64 reference before its time is
 // reported. Writes JSON records (see results.hpp) with --json and prints a table.
 //
-//     jitvec_bench_cpu [--json FILE] [--quick] [--threads T] [-n N] [--seed S]
+//     jitvec_bench_cpu [--json FILE] [--quick] [--threads T] [-n N] [--seed S] [--samples DIR]
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <jitvec/jitvec.hpp>
 #include <limits>
 #include <thread>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/core.h>
-#include <jitvec/jitvec.hpp>
 
 #include "checks.hpp"
 #include "cpu/host_compiler.hpp"
 #include "random_inputs.hpp"
 #include "results.hpp"
+#include "sample_definitions.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -115,6 +116,7 @@ struct Options {
   int threads = 0;
   std::int64_t n = 0;
   std::uint64_t seed = 20261129;
+  std::filesystem::path samples;
 };
 
 int run(const Options& options) {
@@ -141,8 +143,7 @@ int run(const Options& options) {
   jitvec::EngineOptions engine_options;
   engine_options.threads = threads;
   jitvec::Engine engine(engine_options);
-  engine.load_definitions(std::filesystem::path(JITVEC_SOURCE_DIR) / "samples" /
-                          "gaussian_pdf.toml");
+  engine.load_definitions(bench::samples_folder(options.samples) / "gaussian_pdf.toml");
   const jitvec::Ufunc gaussian_pdf = engine.ufunc("gaussian_pdf");
 
   const std::vector<float> x = bench::uniform_floats(n, -3.0, 3.0, options.seed);
@@ -151,8 +152,8 @@ int run(const Options& options) {
 
   // The ceiling of `parallel`: a threaded memcpy of the same bytes.
   bench::Record copy{"threaded_copy", "ceiling", n, "float32"};
-  copy.method = fmt::format("memcpy in {} contiguous chunks on {} threads, median of {}",
-                            threads, threads, threaded.timed);
+  copy.method = fmt::format("memcpy in {} contiguous chunks on {} threads, median of {}", threads,
+                            threads, threaded.timed);
   copy.set_bandwidth(bytes, bench::median_host_ms(threaded, [&] { threaded_copy(x, y, threads); }));
   copy.verified = std::memcmp(x.data(), y.data(), y.size() * sizeof(float)) == 0;
   if (!copy.verified) copy.error = "the threaded copy's output differs from its input";
@@ -165,9 +166,10 @@ int run(const Options& options) {
 
   bench::Record parallel{"cpu_gaussian_pdf_parallel", "jitvec", n, "float32"};
   try {
-    parallel.method = fmt::format("target parallel, {} threads, host vectors in and out=, "
-                                  "median of {}",
-                                  threads, threaded.timed);
+    parallel.method = fmt::format(
+        "target parallel, {} threads, host vectors in and out=, "
+        "median of {}",
+        threads, threaded.timed);
     parallel.set_bandwidth(
         bytes, bench::median_host_ms(threaded, [&] { run_jitvec(jitvec::Target::parallel); }));
     parallel.compare_bandwidth("threaded_copy", copy_gbps);
@@ -182,9 +184,10 @@ int run(const Options& options) {
   // The naive baseline and the one-thread target.
   std::vector<float> z(y.size()), e(y.size());
   bench::Record baseline{"cpu_gaussian_pdf_single", "naive-multipass", n, "float32"};
-  baseline.method = fmt::format("6 float32 passes over temporaries allocated once, 1 thread, "
-                                "median of {}",
-                                single.timed);
+  baseline.method = fmt::format(
+      "6 float32 passes over temporaries allocated once, 1 thread, "
+      "median of {}",
+      single.timed);
   baseline.set_bandwidth(bytes, bench::median_host_ms(single, [&] {
                            naive::gaussian_pdf(x, kMean, kSigma, z, e, y);
                          }));
@@ -209,8 +212,9 @@ int run(const Options& options) {
   results.add(single_thread);
 
   results.print_table();
-  fmt::print("targets: parallel >= 0.8 of threaded copy (got {:.3f}); cpu >= 2x naive (got {:.2f}x)\n",
-             parallel.ratio, single_thread.ratio);
+  fmt::print(
+      "targets: parallel >= 0.8 of threaded copy (got {:.3f}); cpu >= 2x naive (got {:.2f}x)\n",
+      parallel.ratio, single_thread.ratio);
   if (!options.json.empty()) {
     results.write_json(options.json);
     fmt::print("wrote {}\n", options.json.string());
@@ -228,6 +232,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "threads (default: one per hardware thread)");
   app.add_option("-n", options.n, "elements (default 2^26, 2^22 with --quick)");
   app.add_option("--seed", options.seed, "seed of the random inputs");
+  app.add_option("--samples", options.samples,
+                 "the folder of the sample definitions (default: the source tree's samples/)");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(options);

@@ -21,7 +21,10 @@
 // kernel skips shows up. Writes JSON records (results.hpp) with --json and prints a table.
 // Without a GPU it says why and exits 0.
 //
-//     jitvec_bench_gpu [--json FILE] [--quick] [--seed S]
+//     jitvec_bench_gpu [--json FILE] [--quick] [--seed S] [--samples DIR]
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -29,14 +32,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <jitvec/jitvec.hpp>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <fmt/core.h>
-#include <jitvec/jitvec.hpp>
 
 #include "checks.hpp"
 #include "compile/nvrtc_compiler.hpp"
@@ -48,6 +48,7 @@
 #include "gpu_timing.hpp"
 #include "random_inputs.hpp"
 #include "results.hpp"
+#include "sample_definitions.hpp"
 
 namespace {
 
@@ -62,10 +63,6 @@ constexpr double kSigma = 1.5;
 constexpr std::int16_t kThreshold = 15;
 
 const char* const kAddSource = "__device__ float add(float a, float b) { return a + b; }\n";
-
-std::filesystem::path samples_file(const char* name) {
-  return std::filesystem::path(JITVEC_SOURCE_DIR) / "samples" / name;
-}
 
 struct Sizes {
   std::vector<int> gaussian_log2;  // case 1's sweep
@@ -99,8 +96,8 @@ bench::Repetitions reps_for(double input_bytes) {
 void poison(const Array& device_array, CUstream stream) {
   const std::size_t bytes =
       static_cast<std::size_t>(device_array.size()) * jitvec::dtype_size(device_array.dtype());
-  cuda::check(cuda::driver().memsetD8Async(reinterpret_cast<CUdeviceptr>(device_array.data()),
-                                           0xFF, bytes, stream),
+  cuda::check(cuda::driver().memsetD8Async(reinterpret_cast<CUdeviceptr>(device_array.data()), 0xFF,
+                                           bytes, stream),
               "cuMemsetD8Async");
 }
 
@@ -121,8 +118,12 @@ std::string first_line_of(const std::filesystem::path& file) {
 
 class GpuBench {
  public:
-  GpuBench(const Sizes& sizes, std::uint64_t seed)
-      : sizes_(sizes), seed_(seed), context_(kDevice), timer_(kDevice, stream_) {}
+  GpuBench(const Sizes& sizes, std::uint64_t seed, std::filesystem::path samples)
+      : sizes_(sizes),
+        seed_(seed),
+        samples_(std::move(samples)),
+        context_(kDevice),
+        timer_(kDevice, stream_) {}
 
   int run(const std::filesystem::path& json) {
     const bench::Clock::time_point start = bench::Clock::now();
@@ -195,14 +196,15 @@ class GpuBench {
     results_.set_metadata("nvrtc", jitvec::compile::nvrtc_version());
     results_.set_metadata("cpu", bench::cpu_model());
     results_.set_metadata("bench_compiler", bench::build_compiler());
-    fmt::print("jitvec {} GPU benchmark on {} (sm_{}{}, {} SMs, L2 {} MB), CUDA driver API {}, {}\n",
-               jitvec::kVersion, info.name, info.cc_major, info.cc_minor, info.sm_count,
-               info.l2_bytes >> 20, info.driver_version, jitvec::compile::nvrtc_version());
+    fmt::print(
+        "jitvec {} GPU benchmark on {} (sm_{}{}, {} SMs, L2 {} MB), CUDA driver API {}, {}\n",
+        jitvec::kVersion, info.name, info.cc_major, info.cc_minor, info.sm_count,
+        info.l2_bytes >> 20, info.driver_version, jitvec::compile::nvrtc_version());
   }
 
   void define_ufuncs() {
     for (const char* file : {"gaussian_pdf.toml", "polar_distance.toml", "zero_suppress.toml"}) {
-      engine_.load_definitions(samples_file(file));
+      engine_.load_definitions(samples_ / file);
     }
     gaussian_pdf_ = engine_.ufunc("gaussian_pdf");
     polar_distance_ = engine_.ufunc("polar_distance");
@@ -264,10 +266,10 @@ class GpuBench {
       const Array out = Array::empty(dtype, {n}, Memory::device, kDevice, stream_);
       const bench::Repetitions reps = reps_for(static_cast<double>(n) * sizeof(T));
       Array y;
-      const double ms = into_out ? timer_.median_ms(reps, [&] {
-        gaussian_pdf_(x, mean, sigma, jitvec::out(out));
-      })
-                                 : timer_.median_ms(reps, [&] { y = gaussian_pdf_(x, mean, sigma); });
+      const double ms =
+          into_out
+              ? timer_.median_ms(reps, [&] { gaussian_pdf_(x, mean, sigma, jitvec::out(out)); })
+              : timer_.median_ms(reps, [&] { y = gaussian_pdf_(x, mean, sigma); });
       r.method = fmt::format("device arrays, scalar mean and sigma, {}CUDA events, median of {}",
                              into_out ? "into a preallocated out=, " : "new output each call, ",
                              reps.timed);
@@ -275,14 +277,14 @@ class GpuBench {
       r.compare_bandwidth("memcpy_dtod", ceilings_->measure(r.bytes).gbps);
       poison(out, stream_);
       gaussian_pdf_(x, mean, sigma, jitvec::out(out));
-      note_check(r, bench::check_output(
-                        out.to_vector<T>(),
-                        [&](std::int64_t i) {
-                          return bench::gaussian_pdf_reference(
-                              static_cast<double>(x_host[static_cast<std::size_t>(i)]), mean, sigma);
-                        },
-                        std::is_same_v<T, float> ? bench::kGaussianFloat32
-                                                 : bench::kGaussianFloat64));
+      note_check(r,
+                 bench::check_output(
+                     out.to_vector<T>(),
+                     [&](std::int64_t i) {
+                       return bench::gaussian_pdf_reference(
+                           static_cast<double>(x_host[static_cast<std::size_t>(i)]), mean, sigma);
+                     },
+                     std::is_same_v<T, float> ? bench::kGaussianFloat32 : bench::kGaussianFloat64));
     });
   }
 
@@ -328,9 +330,10 @@ class GpuBench {
       const bench::Repetitions reps = reps_for(2.0 * static_cast<double>(n));
       r.set_bandwidth(2.0 * 2.0 * static_cast<double>(n),
                       timer_.median_ms(reps, [&] { y = zero_suppress_(w, kThreshold); }));
-      r.method = fmt::format("values uniform in [-100, 100], threshold {}, new output each call, "
-                             "CUDA events, median of {}",
-                             kThreshold, reps.timed);
+      r.method = fmt::format(
+          "values uniform in [-100, 100], threshold {}, new output each call, "
+          "CUDA events, median of {}",
+          kThreshold, reps.timed);
       r.compare_bandwidth("memcpy_dtod", ceilings_->measure(r.bytes).gbps);
       const Array out = Array::empty(DType::int16, {n}, Memory::device, kDevice, stream_);
       poison(out, stream_);  // -1: zero_suppress never returns it with this threshold
@@ -354,37 +357,37 @@ class GpuBench {
   // Case 4: a (side, side) matrix plus a (1, side) row or a (side, 1) column.
   void broadcast_case(bool row) {
     const std::int64_t side = std::int64_t{1} << sizes_.matrix_side_log2;
-    run_case({row ? "broadcast_row_add" : "broadcast_col_add", "jitvec", side * side, "float32"},
-             [&](bench::Record& r) {
-               const Array a = matrix();
-               const std::vector<float> vector_host =
-                   bench::uniform_floats(side, -1.0, 1.0, seed_ + (row ? 30 : 31));
-               const Array b = jitvec::to_device(
-                   vector_host, row ? jitvec::Shape{1, side} : jitvec::Shape{side, 1});
-               Array y;
-               const bench::Repetitions reps = reps_for(4.0 * static_cast<double>(side * side));
-               r.set_bandwidth(4.0 * static_cast<double>(2 * side * side + side),
-                               timer_.median_ms(reps, [&] { y = add_(a, b); }));
-               r.method = fmt::format("out = a + b, a ({0}, {0}), b {1}, new output each call, "
-                                      "CUDA events, median of {2}",
-                                      side, row ? fmt::format("(1, {})", side)
-                                                : fmt::format("({}, 1)", side),
-                                      reps.timed);
-               r.extra.emplace_back("rows", static_cast<double>(side));
-               r.compare_bandwidth("memcpy_dtod", ceilings_->measure(r.bytes).gbps);
-               const Array out = Array::empty(DType::float32, {side, side}, Memory::device,
-                                              kDevice, stream_);
-               poison(out, stream_);
-               add_(a, b, jitvec::out(out));
-               note_check(r, bench::check_output(
-                                 out.to_vector<float>(),
-                                 [&](std::int64_t i) {
-                                   const std::int64_t k = row ? i % side : i / side;
-                                   return static_cast<double>(x32_[static_cast<std::size_t>(i)]) +
-                                          vector_host[static_cast<std::size_t>(k)];
-                                 },
-                                 bench::kAddFloat32));
-             });
+    run_case(
+        {row ? "broadcast_row_add" : "broadcast_col_add", "jitvec", side * side, "float32"},
+        [&](bench::Record& r) {
+          const Array a = matrix();
+          const std::vector<float> vector_host =
+              bench::uniform_floats(side, -1.0, 1.0, seed_ + (row ? 30 : 31));
+          const Array b =
+              jitvec::to_device(vector_host, row ? jitvec::Shape{1, side} : jitvec::Shape{side, 1});
+          Array y;
+          const bench::Repetitions reps = reps_for(4.0 * static_cast<double>(side * side));
+          r.set_bandwidth(4.0 * static_cast<double>(2 * side * side + side),
+                          timer_.median_ms(reps, [&] { y = add_(a, b); }));
+          r.method = fmt::format(
+              "out = a + b, a ({0}, {0}), b {1}, new output each call, "
+              "CUDA events, median of {2}",
+              side, row ? fmt::format("(1, {})", side) : fmt::format("({}, 1)", side), reps.timed);
+          r.extra.emplace_back("rows", static_cast<double>(side));
+          r.compare_bandwidth("memcpy_dtod", ceilings_->measure(r.bytes).gbps);
+          const Array out =
+              Array::empty(DType::float32, {side, side}, Memory::device, kDevice, stream_);
+          poison(out, stream_);
+          add_(a, b, jitvec::out(out));
+          note_check(r, bench::check_output(
+                            out.to_vector<float>(),
+                            [&](std::int64_t i) {
+                              const std::int64_t k = row ? i % side : i / side;
+                              return static_cast<double>(x32_[static_cast<std::size_t>(i)]) +
+                                     vector_host[static_cast<std::size_t>(k)];
+                            },
+                            bench::kAddFloat32));
+        });
   }
 
   // Case 5: gaussian_pdf of the transpose of a (side, side) matrix, into a C-ordered output.
@@ -397,12 +400,14 @@ class GpuBench {
       const bench::Repetitions reps = reps_for(4.0 * static_cast<double>(side * side));
       r.set_bandwidth(2.0 * 4.0 * static_cast<double>(side * side),
                       timer_.median_ms(reps, [&] { y = gaussian_pdf_(xt, mean, sigma); }));
-      r.method = fmt::format("input x.T of a C-ordered ({0}, {0}) matrix (strides (1, {0})), "
-                             "C-ordered output, CUDA events, median of {1}",
-                             side, reps.timed);
+      r.method = fmt::format(
+          "input x.T of a C-ordered ({0}, {0}) matrix (strides (1, {0})), "
+          "C-ordered output, CUDA events, median of {1}",
+          side, reps.timed);
       r.extra.emplace_back("rows", static_cast<double>(side));
       r.compare_bandwidth("memcpy_dtod", ceilings_->measure(r.bytes).gbps);
-      const Array out = Array::empty(DType::float32, {side, side}, Memory::device, kDevice, stream_);
+      const Array out =
+          Array::empty(DType::float32, {side, side}, Memory::device, kDevice, stream_);
       poison(out, stream_);
       gaussian_pdf_(xt, mean, sigma, jitvec::out(out));
       note_check(r, bench::check_output(
@@ -429,17 +434,18 @@ class GpuBench {
       };
       const bench::Repetitions reps{1, 10};
       r.set_bandwidth(2.0 * 4.0 * static_cast<double>(n), bench::median_host_ms(reps, call));
-      r.method = fmt::format("std::vector<float> in, out= a std::vector<float> (pageable), host "
-                             "wall time of the synchronous call, median of {}",
-                             reps.timed);
+      r.method = fmt::format(
+          "std::vector<float> in, out= a std::vector<float> (pageable), host "
+          "wall time of the synchronous call, median of {}",
+          reps.timed);
       r.compare_bandwidth("pinned_h2d+d2h", pinned_round_trip_gbps_);
       std::fill(y.begin(), y.end(), std::nanf(""));
       call();
       note_check(r, bench::check_output(
                         y,
                         [&](std::int64_t i) {
-                          return bench::gaussian_pdf_reference(x[static_cast<std::size_t>(i)],
-                                                               mean, sigma);
+                          return bench::gaussian_pdf_reference(x[static_cast<std::size_t>(i)], mean,
+                                                               sigma);
                         },
                         bench::kGaussianFloat32));
     });
@@ -448,40 +454,41 @@ class GpuBench {
   // Case 7: the host cost of one call on 1024 device elements.
   void dispatch_case(bool with_out) {
     constexpr std::int64_t n = 1024;
-    run_case({with_out ? "dispatch_out" : "dispatch", "jitvec", n, "float32"},
-             [&](bench::Record& r) {
-               const Array x = x32_device_.slice(0, 0, n);
-               const Array out = Array::empty(DType::float32, {n}, Memory::device, kDevice, stream_);
-               const float mean = static_cast<float>(kMean), sigma = static_cast<float>(kSigma);
-               constexpr int kBatches = 20, kCalls = 500;
-               const double us = with_out ? bench::host_us_per_call(stream_, kBatches, kCalls, [&] {
-                 gaussian_pdf_(x, mean, sigma, jitvec::out(out));
-               })
-                                          : bench::host_us_per_call(stream_, kBatches, kCalls, [&] {
-                                              gaussian_pdf_(x, mean, sigma);
-                                            });
-               r.time_ms = us / 1000.0;
-               r.method = fmt::format("host time per call, {} batches of {} back-to-back calls{}, "
-                                      "median of batch averages",
-                                      kBatches, kCalls, with_out ? " into out=" : "");
-               r.compare_time("bare_launch", bare_launch_.time_ms, bench::kRatioTimeOverCeiling);
-               poison(out, stream_);
-               gaussian_pdf_(x, mean, sigma, jitvec::out(out));
-               note_check(r, bench::check_output(
-                                 out.to_vector<float>(),
-                                 [&](std::int64_t i) {
-                                   return bench::gaussian_pdf_reference(
-                                       x32_[static_cast<std::size_t>(i)], mean, sigma);
-                                 },
-                                 bench::kGaussianFloat32));
-             });
+    run_case(
+        {with_out ? "dispatch_out" : "dispatch", "jitvec", n, "float32"}, [&](bench::Record& r) {
+          const Array x = x32_device_.slice(0, 0, n);
+          const Array out = Array::empty(DType::float32, {n}, Memory::device, kDevice, stream_);
+          const float mean = static_cast<float>(kMean), sigma = static_cast<float>(kSigma);
+          constexpr int kBatches = 20, kCalls = 500;
+          const double us = with_out ? bench::host_us_per_call(
+                                           stream_, kBatches, kCalls,
+                                           [&] { gaussian_pdf_(x, mean, sigma, jitvec::out(out)); })
+                                     : bench::host_us_per_call(stream_, kBatches, kCalls, [&] {
+                                         gaussian_pdf_(x, mean, sigma);
+                                       });
+          r.time_ms = us / 1000.0;
+          r.method = fmt::format(
+              "host time per call, {} batches of {} back-to-back calls{}, "
+              "median of batch averages",
+              kBatches, kCalls, with_out ? " into out=" : "");
+          r.compare_time("bare_launch", bare_launch_.time_ms, bench::kRatioTimeOverCeiling);
+          poison(out, stream_);
+          gaussian_pdf_(x, mean, sigma, jitvec::out(out));
+          note_check(r, bench::check_output(
+                            out.to_vector<float>(),
+                            [&](std::int64_t i) {
+                              return bench::gaussian_pdf_reference(
+                                  x32_[static_cast<std::size_t>(i)], mean, sigma);
+                            },
+                            bench::kGaussianFloat32));
+        });
   }
 
   // Case 8, in child processes.
   void startup_case() {
     try {
       for (bench::Record& record :
-           bench::measure_startup(sizes_.startup_cold_runs, sizes_.startup_warm_runs)) {
+           bench::measure_startup(samples_, sizes_.startup_cold_runs, sizes_.startup_warm_runs)) {
         fmt::print("  {:<24} {:>10.3f} ms{}\n", record.case_name, record.time_ms,
                    record.error.empty() ? "" : " ERROR: " + record.error);
         results_.add(std::move(record));
@@ -496,6 +503,7 @@ class GpuBench {
 
   const Sizes sizes_;
   const std::uint64_t seed_;
+  const std::filesystem::path samples_;
   cuda::ContextGuard context_;
   CUstream stream_ = nullptr;  // the legacy default stream, where calls without on() run
   bench::EventTimer timer_;
@@ -524,6 +532,7 @@ struct Options {
   std::filesystem::path json;
   bool quick = false;
   std::uint64_t seed = 20261129;
+  std::filesystem::path samples;
   std::filesystem::path startup_child_cache;
 };
 
@@ -531,21 +540,25 @@ struct Options {
 
 int main(int argc, char** argv) {
   const bench::Clock::time_point main_start = bench::Clock::now();
-  CLI::App app{"jitvec GPU benchmark: issue 2 and 5's cases against ceilings measured in the same "
-               "run."};
+  CLI::App app{
+      "jitvec GPU benchmark: issue 2 and 5's cases against ceilings measured in the same "
+      "run."};
   Options options;
   app.add_option("--json", options.json, "write the results as JSON to this file");
   app.add_flag("--quick", options.quick, "small sizes (up to 2^22), for a smoke test");
   app.add_option("--seed", options.seed, "seed of the random inputs");
+  app.add_option("--samples", options.samples,
+                 "the folder of the sample definitions (default: the source tree's samples/)");
   app.add_option(bench::kStartupChildFlag, options.startup_child_cache,
                  "internal: run as a start-up measurement child with this cache folder")
       ->group("");
   CLI11_PARSE(app, argc, argv);
 
   try {
+    const std::filesystem::path samples = bench::samples_folder(options.samples);
     if (!options.startup_child_cache.empty()) {
-      return bench::run_startup_child(options.startup_child_cache,
-                                      samples_file("gaussian_pdf.toml"), main_start);
+      return bench::run_startup_child(options.startup_child_cache, samples / "gaussian_pdf.toml",
+                                      main_start);
     }
     if (const std::string reason = why_no_gpu(); !reason.empty()) {
       fmt::print("jitvec_bench_gpu: no GPU to benchmark, skipping: {}\n", reason);
@@ -559,7 +572,7 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    GpuBench bench(options.quick ? Sizes::quick() : Sizes::full(), options.seed);
+    GpuBench bench(options.quick ? Sizes::quick() : Sizes::full(), options.seed, samples);
     return bench.run(options.json);
   } catch (const std::exception& error) {
     fmt::print(stderr, "jitvec_bench_gpu: {}\n", error.what());

@@ -1,8 +1,8 @@
 #include "checks.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace bench {
 namespace {
@@ -37,9 +37,10 @@ std::string Check::describe() const {
     return fmt::format("{} match the float64 reference; max abs error {:.3g}, max rel error {:.3g}",
                        what, max_abs_error, max_rel_error);
   }
-  return fmt::format("{} of {} differ from the float64 reference; first at index {}: got {}, "
-                     "want {}",
-                     mismatches, what, first_mismatch, first_got, first_want);
+  return fmt::format(
+      "{} of {} differ from the float64 reference; first at index {}: got {}, "
+      "want {}",
+      mismatches, what, first_mismatch, first_got, first_want);
 }
 
 }  // namespace bench

@@ -1,9 +1,9 @@
 #include "gpu_ceilings.hpp"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "compile/nvrtc_compiler.hpp"
 #include "cuda/device.hpp"
@@ -46,12 +46,12 @@ DeviceCopyCeiling::DeviceCopyCeiling(const jitvec::Array& random_source, CUstrea
 
 const Record& DeviceCopyCeiling::measure(double total_bytes) {
   const auto copy_bytes = static_cast<std::size_t>(total_bytes / 2.0);
-  const std::size_t available = static_cast<std::size_t>(source_.size()) *
-                                jitvec::dtype_size(source_.dtype());
+  const std::size_t available =
+      static_cast<std::size_t>(source_.size()) * jitvec::dtype_size(source_.dtype());
   if (copy_bytes > available) {
-    throw std::invalid_argument(fmt::format(
-        "a device copy of {} bytes was asked for; the random source holds only {}", copy_bytes,
-        available));
+    throw std::invalid_argument(
+        fmt::format("a device copy of {} bytes was asked for; the random source holds only {}",
+                    copy_bytes, available));
   }
   if (const auto found = measured_.find(copy_bytes); found != measured_.end()) {
     return found->second;
@@ -63,9 +63,10 @@ const Record& DeviceCopyCeiling::measure(double total_bytes) {
                 "cuMemcpyDtoDAsync");
   });
   Record record{"memcpy_dtod", "ceiling", static_cast<std::int64_t>(copy_bytes), "bytes"};
-  record.method = fmt::format("cuMemcpyDtoDAsync of {} bytes (read + written = {}), CUDA events, "
-                              "median of {}",
-                              copy_bytes, 2 * copy_bytes, reps.timed);
+  record.method = fmt::format(
+      "cuMemcpyDtoDAsync of {} bytes (read + written = {}), CUDA events, "
+      "median of {}",
+      copy_bytes, 2 * copy_bytes, reps.timed);
   record.set_bandwidth(2.0 * static_cast<double>(copy_bytes), ms);
   record.has_output = false;
   return measured_.emplace(copy_bytes, std::move(record)).first->second;
@@ -90,34 +91,33 @@ PinnedCopies measure_pinned_copies(int device, CUstream stream, std::size_t byte
         uniform_floats(static_cast<std::int64_t>(bytes / sizeof(float)), -1.0, 1.0, 7);
     std::memcpy(host.pointer, random.data(), random.size() * sizeof(float));
   }
-  const jitvec::Array device_buffer = jitvec::Array::empty(
-      jitvec::DType::uint8, {static_cast<std::int64_t>(bytes)}, jitvec::Memory::device, device,
-      stream);
+  const jitvec::Array device_buffer =
+      jitvec::Array::empty(jitvec::DType::uint8, {static_cast<std::int64_t>(bytes)},
+                           jitvec::Memory::device, device, stream);
   EventTimer timer(device, stream);
   const CUdeviceptr device_address = address(device_buffer.data());
 
   PinnedCopies copies;
-  copies.host_to_device = Record{"pinned_h2d", "ceiling", static_cast<std::int64_t>(bytes), "bytes"};
-  copies.host_to_device.set_bandwidth(
-      static_cast<double>(bytes), timer.median_ms(reps, [&] {
-        cuda::check(cuda::driver().memcpyHtoDAsync(device_address, host.pointer, bytes, stream),
-                    "cuMemcpyHtoDAsync");
-      }));
-  copies.device_to_host = Record{"pinned_d2h", "ceiling", static_cast<std::int64_t>(bytes), "bytes"};
-  copies.device_to_host.set_bandwidth(
-      static_cast<double>(bytes), timer.median_ms(reps, [&] {
-        cuda::check(cuda::driver().memcpyDtoHAsync(host.pointer, device_address, bytes, stream),
-                    "cuMemcpyDtoHAsync");
-      }));
+  copies.host_to_device =
+      Record{"pinned_h2d", "ceiling", static_cast<std::int64_t>(bytes), "bytes"};
+  copies.host_to_device.set_bandwidth(static_cast<double>(bytes), timer.median_ms(reps, [&] {
+    cuda::check(cuda::driver().memcpyHtoDAsync(device_address, host.pointer, bytes, stream),
+                "cuMemcpyHtoDAsync");
+  }));
+  copies.device_to_host =
+      Record{"pinned_d2h", "ceiling", static_cast<std::int64_t>(bytes), "bytes"};
+  copies.device_to_host.set_bandwidth(static_cast<double>(bytes), timer.median_ms(reps, [&] {
+    cuda::check(cuda::driver().memcpyDtoHAsync(host.pointer, device_address, bytes, stream),
+                "cuMemcpyDtoHAsync");
+  }));
   for (Record* r : {&copies.host_to_device, &copies.device_to_host}) {
-    r->method = fmt::format("{} bytes of page-locked host memory, CUDA events, median of {}",
-                            bytes, reps.timed);
+    r->method = fmt::format("{} bytes of page-locked host memory, CUDA events, median of {}", bytes,
+                            reps.timed);
     r->has_output = false;
   }
-  copies.round_trip_gbps = 2.0 * static_cast<double>(bytes) /
-                           ((copies.host_to_device.time_ms + copies.device_to_host.time_ms) *
-                            1e-3) /
-                           1e9;
+  copies.round_trip_gbps =
+      2.0 * static_cast<double>(bytes) /
+      ((copies.host_to_device.time_ms + copies.device_to_host.time_ms) * 1e-3) / 1e9;
   return copies;
 }
 
@@ -138,9 +138,10 @@ Record measure_bare_launch(int device, CUstream stream, int batches, int calls_p
   Record record{"bare_launch", "ceiling", 0, "-"};
   record.time_ms = us / 1000.0;
   record.has_output = false;
-  record.method = fmt::format("host time of cuLaunchKernel(empty kernel, 1 block of 32), {} "
-                              "batches of {} back-to-back launches, median of batch averages{}",
-                              batches, calls_per_batch, module.from_ptx() ? " (loaded from PTX)" : "");
+  record.method = fmt::format(
+      "host time of cuLaunchKernel(empty kernel, 1 block of 32), {} "
+      "batches of {} back-to-back launches, median of batch averages{}",
+      batches, calls_per_batch, module.from_ptx() ? " (loaded from PTX)" : "");
   return record;
 }
 

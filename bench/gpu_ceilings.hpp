@@ -15,9 +15,8 @@
 #include <cuda.h>
 
 #include <cstddef>
-#include <map>
-
 #include <jitvec/array.hpp>
+#include <map>
 
 #include "gpu_timing.hpp"
 #include "results.hpp"

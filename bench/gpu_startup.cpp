@@ -1,13 +1,13 @@
 #include "gpu_startup.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
+#include <jitvec/jitvec.hpp>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-
-#include <fmt/format.h>
-#include <jitvec/jitvec.hpp>
 
 #include "checks.hpp"
 #include "cpu/subprocess.hpp"
@@ -26,9 +26,9 @@ using Figures = std::map<std::string, double>;
 Figures parse_child_output(const jitvec::cpu::ProcessResult& run) {
   const auto marker = run.output.find(kResultMarker);
   if (!run.succeeded() || marker == std::string::npos) {
-    throw std::runtime_error(fmt::format(
-        "the start-up child failed (exit status {}, signal {}); it printed:\n{}", run.exit_status,
-        run.signal, run.output));
+    throw std::runtime_error(
+        fmt::format("the start-up child failed (exit status {}, signal {}); it printed:\n{}",
+                    run.exit_status, run.signal, run.output));
   }
   const auto line_end = run.output.find('\n', marker);
   std::istringstream line(run.output.substr(marker, line_end - marker));
@@ -49,10 +49,10 @@ Figures parse_child_output(const jitvec::cpu::ProcessResult& run) {
   return figures;
 }
 
-Figures run_child(const std::filesystem::path& cache_dir) {
+Figures run_child(const std::filesystem::path& samples, const std::filesystem::path& cache_dir) {
   return parse_child_output(jitvec::cpu::run_program(
-      {std::filesystem::read_symlink("/proc/self/exe").string(), kStartupChildFlag,
-       cache_dir.string()}));
+      {std::filesystem::read_symlink("/proc/self/exe").string(), "--samples", samples.string(),
+       kStartupChildFlag, cache_dir.string()}));
 }
 
 std::filesystem::path make_temporary_folder() {
@@ -115,18 +115,21 @@ int run_startup_child(const std::filesystem::path& cache_dir,
   const double call_ms = ms_since(phase);
 
   const Check check = check_output(
-      y, [&](std::int64_t i) { return gaussian_pdf_reference(x[static_cast<std::size_t>(i)], 0, 1); },
+      y,
+      [&](std::int64_t i) { return gaussian_pdf_reference(x[static_cast<std::size_t>(i)], 0, 1); },
       kGaussianFloat32);
   const jitvec::EngineStats stats = engine.stats();
-  fmt::print("{} context_ms={} definitions_ms={} upload_ms={} call_ms={} compiles={} "
-             "disk_hits={} verified={}\n",
-             kResultMarker, context_ms, definitions_ms, upload_ms, call_ms, stats.compiles,
-             stats.disk_hits, check.passed() ? 1 : 0);
+  fmt::print(
+      "{} context_ms={} definitions_ms={} upload_ms={} call_ms={} compiles={} "
+      "disk_hits={} verified={}\n",
+      kResultMarker, context_ms, definitions_ms, upload_ms, call_ms, stats.compiles,
+      stats.disk_hits, check.passed() ? 1 : 0);
   if (!check.passed()) fmt::print("{}\n", check.describe());
   return check.passed() ? 0 : 1;
 }
 
-std::vector<Record> measure_startup(int cold_runs, int warm_runs) {
+std::vector<Record> measure_startup(const std::filesystem::path& samples, int cold_runs,
+                                    int warm_runs) {
   std::vector<Figures> cold, warm;
   std::vector<std::filesystem::path> folders;
   auto remove_folders = [&] {
@@ -138,9 +141,11 @@ std::vector<Record> measure_startup(int cold_runs, int warm_runs) {
   try {
     for (int run = 0; run < cold_runs; ++run) {
       folders.push_back(make_temporary_folder());
-      cold.push_back(run_child(folders.back()));
+      cold.push_back(run_child(samples, folders.back()));
     }
-    for (int run = 0; run < warm_runs; ++run) warm.push_back(run_child(folders.front()));
+    for (int run = 0; run < warm_runs; ++run) {
+      warm.push_back(run_child(samples, folders.front()));
+    }
   } catch (...) {
     remove_folders();
     throw;
@@ -154,9 +159,10 @@ std::vector<Record> measure_startup(int cold_runs, int warm_runs) {
   Record driver{"startup_context", "cuda-driver", 0, "-"};
   driver.time_ms = median(context);
   driver.has_output = false;
-  driver.method = fmt::format("dlopen(libcuda) + cuInit + primary context, from main() in a fresh "
-                              "process, median of {} runs",
-                              context.size());
+  driver.method = fmt::format(
+      "dlopen(libcuda) + cuInit + primary context, from main() in a fresh "
+      "process, median of {} runs",
+      context.size());
   Record cold_record = summarize("startup_cold", cold);
   Record warm_record = summarize("startup_warm", warm);
   for (const Figures& run : warm) {

@@ -1,7 +1,7 @@
 // bench/gpu_startup.hpp: how long a fresh process takes to its first GPU result (issue 5,
 // case 8), with an empty disk cache and with a warm one.
 //
-// The benchmark re-executes itself (/proc/self/exe --startup-child DIR) so that every
+// The benchmark re-executes itself (/proc/self/exe --samples S --startup-child DIR) so that every
 // measurement starts from a process that has loaded nothing: no driver, no context, no NVRTC,
 // no compiled loop in memory. The child times, from the start of main():
 //   context      dlopen(libcuda) + cuInit + the primary context (made current), reported
@@ -32,8 +32,10 @@ inline constexpr const char* kStartupChildFlag = "--startup-child";
 int run_startup_child(const std::filesystem::path& cache_dir,
                       const std::filesystem::path& definitions, Clock::time_point main_start);
 
-/// Runs `cold_runs` children on empty caches and `warm_runs` on a warm one; returns the records
-/// "startup_context" (the driver's part), "startup_cold" and "startup_warm".
-std::vector<Record> measure_startup(int cold_runs, int warm_runs);
+/// Runs `cold_runs` children on empty caches and `warm_runs` on a warm one, each reading the
+/// definitions in `samples`; returns the records "startup_context" (the driver's part),
+/// "startup_cold" and "startup_warm".
+std::vector<Record> measure_startup(const std::filesystem::path& samples, int cold_runs,
+                                    int warm_runs);
 
 }  // namespace bench

@@ -27,8 +27,8 @@ template <class T, class Make>
 void fill(std::vector<T>& values, std::uint64_t seed, Make make) {
   const std::int64_t n = static_cast<std::int64_t>(values.size());
   const std::int64_t streams = (n + kStreamLength - 1) / kStreamLength;
-  const int threads = static_cast<int>(
-      std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, std::max<std::int64_t>(streams, 1)));
+  const int threads = static_cast<int>(std::clamp<std::int64_t>(
+      std::thread::hardware_concurrency(), 1, std::max<std::int64_t>(streams, 1)));
   auto work = [&](int worker) {
     for (std::int64_t s = worker; s < streams; s += threads) {
       std::uint64_t state = seed ^ (0xD1B54A32D192ED03ull * static_cast<std::uint64_t>(s + 1));
@@ -54,8 +54,7 @@ std::vector<float> uniform_floats(std::int64_t n, double low, double high, std::
 
 std::vector<double> uniform_doubles(std::int64_t n, double low, double high, std::uint64_t seed) {
   std::vector<double> values(static_cast<std::size_t>(n));
-  fill(values, seed,
-       [&](std::uint64_t& state) { return low + (high - low) * unit_double(state); });
+  fill(values, seed, [&](std::uint64_t& state) { return low + (high - low) * unit_double(state); });
   return values;
 }
 

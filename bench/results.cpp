@@ -1,11 +1,11 @@
 #include "results.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <ctime>
 #include <fstream>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace bench {
 namespace {
@@ -16,11 +16,21 @@ std::string json_string(const std::string& text) {
   std::string quoted = "\"";
   for (const char c : text) {
     switch (c) {
-      case '"': quoted += "\\\""; break;
-      case '\\': quoted += "\\\\"; break;
-      case '\n': quoted += "\\n"; break;
-      case '\r': quoted += "\\r"; break;
-      case '\t': quoted += "\\t"; break;
+      case '"':
+        quoted += "\\\"";
+        break;
+      case '\\':
+        quoted += "\\\\";
+        break;
+      case '\n':
+        quoted += "\\n";
+        break;
+      case '\r':
+        quoted += "\\r";
+        break;
+      case '\t':
+        quoted += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           quoted += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
@@ -132,9 +142,9 @@ void Results::print_table() const {
   fmt::print("{:<26} {:<16} {:>6} {:<8} {:>11} {:>9} {:<22} {:>11} {:>7} {}\n", "case", "system",
              "n", "dtype", "time", "GB/s", "ceiling", "ceiling", "ratio", "verified");
   for (const Record& r : records_) {
-    const std::string ceiling_value =
-        r.ceiling_gbps > 0.0 ? fmt::format("{:.1f} GB/s", r.ceiling_gbps)
-                             : time_text(r.ceiling_time_ms);
+    const std::string ceiling_value = r.ceiling_gbps > 0.0
+                                          ? fmt::format("{:.1f} GB/s", r.ceiling_gbps)
+                                          : time_text(r.ceiling_time_ms);
     const std::string verdict = !r.error.empty() ? "ERROR"
                                 : !r.has_output  ? "-"
                                 : r.verified     ? "yes"

@@ -31,9 +31,9 @@ struct Record {
   std::string system = "jitvec";
   std::int64_t n = 0;
   std::string dtype;
-  double time_ms = 0.0;   ///< median time of one call (or one copy)
-  double bytes = 0.0;     ///< bytes read + written by one call; 0 when bandwidth means nothing
-  double gbps = 0.0;      ///< bytes / time, in 1e9 bytes a second; 0 when bytes is 0
+  double time_ms = 0.0;  ///< median time of one call (or one copy)
+  double bytes = 0.0;    ///< bytes read + written by one call; 0 when bandwidth means nothing
+  double gbps = 0.0;     ///< bytes / time, in 1e9 bytes a second; 0 when bytes is 0
   std::string ceiling_name;
   double ceiling_gbps = 0.0;
   double ceiling_time_ms = 0.0;
