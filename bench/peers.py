@@ -395,8 +395,8 @@ class Peers:
             try:
                 self.systems.append(SYSTEM_CLASSES[name](cp))
             except Exception as exc:  # one library failing must not stop the others
-                self.add(record("setup", name, 0, "-", error=error_text(exc),
-                                extra={"traceback_lines": len(traceback.format_exc().splitlines())}))
+                traceback.print_exc()
+                self.add(record("setup", name, 0, "-", error=error_text(exc)))
 
     def add(self, r):
         self.records.append(r)
@@ -716,8 +716,9 @@ if SYSTEM == "numba":
     def gaussian_pdf(x, mean, sigma):
         return math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI)
     try:
-        f = vectorize(["float32(float32, float32, float32)"], target="cuda", cache=True)(gaussian_pdf)
-    except Exception:
+        f = vectorize(["float32(float32, float32, float32)"], target="cuda",
+                      cache=True)(gaussian_pdf)
+    except Exception:  # a numba-cuda without on-disk caching of vectorize
         f = vectorize(["float32(float32, float32, float32)"], target="cuda")(gaussian_pdf)
     x = np.random.default_rng(11).uniform(-3, 3, 1024).astype(np.float32)
     xd = cuda.to_device(x)
@@ -731,7 +732,8 @@ else:
     xd = cp.asarray(x)
     if SYSTEM == "cupy-elementwise":
         k = cp.ElementwiseKernel("T x, T mean, T sigma", "T y",
-            "const T z = (x - mean) / sigma; y = exp(T(-0.5) * z * z) / (sigma * T(2.5066282746310002));",
+            "const T z = (x - mean) / sigma;"
+            " y = exp(T(-0.5) * z * z) / (sigma * T(2.5066282746310002));",
             "bench_gaussian_pdf")
         y = k(xd, np.float32(MEAN), np.float32(SIGMA)).get()
     else:

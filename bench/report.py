@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/report.py: one table, the targets' verdicts, RESULTS.md and a chart from the benchmarks' JSON.
+"""bench/report.py: the benchmarks' JSON as one table, target verdicts, RESULTS.md and a chart.
 
 Reads the files written by jitvec_bench_gpu, jitvec_bench_cpu and peers.py (each
 {"metadata": {...}, "records": [...]}, fields as in bench/results.hpp), prints one table (case,
@@ -101,7 +101,8 @@ def table_rows(records):
             suffix = {"gbps/ceiling_gbps": "", "time/ceiling_time": "x time",
                       "ceiling_time/time": "x faster"}.get(meaning, "")
             ratio_text = f"{ratio:.3f}{(' ' + suffix) if suffix else ''} vs {r['ceiling_name']}"
-        state = "ERROR" if r.get("error") else ("" if r.get("verified") is not False else "UNVERIFIED")
+        state = ("ERROR" if r.get("error")
+                 else "UNVERIFIED" if r.get("verified") is False else "")
         rows.append([r["case"], system_label(r), pow2(r.get("n", 0)), r.get("dtype", ""),
                      time_text(r.get("time_ms")), f"{r['gbps']:.1f}" if r.get("gbps") else "-",
                      ratio_text, best.get((r["case"], r["n"], r["dtype"]), ""), state])
@@ -109,6 +110,13 @@ def table_rows(records):
 
 
 HEADER = ["case", "system", "n", "dtype", "time", "GB/s", "ratio to ceiling", "winner", "check"]
+
+
+def error_lines(records):
+    """One line per failed record: where, and the first 300 characters of why."""
+    return [f"- {r['case']} / {system_label(r)} / n={pow2(r.get('n', 0))}: "
+            + " ".join(str(r["error"]).split())[:300]
+            for r in sorted(records, key=case_key) if r.get("error")]
 
 
 def print_table(rows):
@@ -218,14 +226,15 @@ def environment_lines(metadata):
     if gpu.get("nvidia_driver"):
         lines.append(f"- driver: {gpu['nvidia_driver']}")
     if gpu.get("cuda_driver_api"):
-        lines.append(f"- CUDA: driver API {gpu['cuda_driver_api']}, toolkit {gpu.get('cuda_toolkit')}, "
-                     f"{gpu.get('nvrtc')}")
+        lines.append(f"- CUDA: driver API {gpu['cuda_driver_api']}, toolkit "
+                     f"{gpu.get('cuda_toolkit')}, {gpu.get('nvrtc')}")
     if py.get("cuda_runtime"):
-        lines.append(f"- CuPy's CUDA: runtime {py['cuda_runtime']}, driver {py.get('cuda_driver_api')}, "
-                     f"NVRTC {py.get('nvrtc')}")
+        lines.append(f"- CuPy's CUDA: runtime {py['cuda_runtime']}, driver "
+                     f"{py.get('cuda_driver_api')}, NVRTC {py.get('nvrtc')}")
     jitvec_version = gpu.get("jitvec") or cpu.get("jitvec")
     if jitvec_version:
-        lines.append(f"- jitvec {jitvec_version} (bench built with {gpu.get('bench_compiler') or cpu.get('bench_compiler')})")
+        compiler = gpu.get("bench_compiler") or cpu.get("bench_compiler")
+        lines.append(f"- jitvec {jitvec_version} (benchmarks built with {compiler})")
     if py:
         versions = ", ".join(f"{k} {py[k]}" for k in ("python", "numpy", "cupy", "numba",
                                                        "numba_cuda", "scipy") if k in py)
@@ -274,7 +283,7 @@ def write_chart(records, path):
     return True
 
 
-def write_results(path, metadata, rows, verdicts, chart):
+def write_results(path, metadata, rows, errors, verdicts, chart):
     passed = sum(1 for _, v, _ in verdicts if v == "PASS")
     missed = sum(1 for _, v, _ in verdicts if v == "MISS")
     text = ["# Benchmark results", ""]
@@ -288,6 +297,8 @@ def write_results(path, metadata, rows, verdicts, chart):
              "| target | verdict | measured |", "|---|---|---|"]
     text += [f"| {label} | {v} | {detail} |" for label, v, detail in verdicts]
     text += ["", "## All measurements", "", markdown_table(rows), ""]
+    if errors:
+        text += ["## Errors", ""] + errors + [""]
     if chart:
         text += ["## gaussian_pdf float32 bandwidth", "", "![bandwidth](bandwidth.png)", ""]
     with open(path, "w") as f:
@@ -306,6 +317,10 @@ def main():
             print(f"{tool} was skipped: {meta['skipped']}")
     rows = table_rows(records)
     print_table(rows)
+    errors = error_lines(records)
+    if errors:
+        print("\nerrors:")
+        print("\n".join(errors))
     print()
     verdicts = targets(records)
     width = max(len(label) for label, _, _ in verdicts)
@@ -316,7 +331,8 @@ def main():
     print(f"\n{passed} PASS, {missed} MISS, {len(verdicts) - passed - missed} not measured")
     os.makedirs(args.out_dir, exist_ok=True)
     chart = write_chart(records, os.path.join(args.out_dir, "bandwidth.png"))
-    write_results(os.path.join(args.out_dir, "RESULTS.md"), metadata, rows, verdicts, chart)
+    write_results(os.path.join(args.out_dir, "RESULTS.md"), metadata, rows, errors, verdicts,
+                  chart)
     print(f"wrote {os.path.join(args.out_dir, 'RESULTS.md')}"
           + (f" and {os.path.join(args.out_dir, 'bandwidth.png')}" if chart else ""))
     return 0

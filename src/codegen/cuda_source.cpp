@@ -154,6 +154,52 @@ std::string strided_kernel(const LoopSpec& spec, launch::IndexWidth width) {
       zero_offsets, launch::kMaxDims, divide, accumulate, loads, nops - 1, element);
 }
 
+// 2-D spaces where an input's fastest dimension is the output's slow one (a transposed input):
+// each block moves a 32x32 tile of such inputs through shared memory, reading them along
+// their own fast dimension, so every global access is coalesced. Other operands are read and
+// written directly. Bit k of tiled_mask says input k goes through shared memory. The block is
+// the 64-bit strided one: sizes[0] = columns (inner), sizes[1] = rows.
+std::string tiled_kernel(const LoopSpec& spec) {
+  std::string tiles, loads;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    tiles += fmt::format("  __shared__ {} tile{}[32][33];\n", c_type(spec.inputs[k]), k);
+    loads += fmt::format(
+        "  if ((tiled_mask >> {0}) & 1u) {{\n"
+        "#pragma unroll\n"
+        "    for (int j = 0; j < 4; ++j) {{\n"
+        "      const long long c = c0 + ty + 8 * j, r = r0 + tx;\n"
+        "      if (r < rows && c < cols) tile{0}[ty + 8 * j][tx] = "
+        "in{0}[r * p.strides[{0}][1] + c * p.strides[{0}][0]];\n"
+        "    }}\n"
+        "  }}\n",
+        k);
+  }
+  const std::string element = element_expression(spec, [](std::size_t k) {
+    return fmt::format(
+        "(((tiled_mask >> {0}) & 1u) ? tile{0}[tx][ty + 8 * j] : "
+        "in{0}[r * p.strides[{0}][1] + c * p.strides[{0}][0]])",
+        k);
+  });
+  const int out_op = spec.operand_count() - 1;
+  return fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__(256) jitvec_tiled2d({0}, "
+      "const jitvec_strided64_params p, const unsigned tiled_mask) {{\n"
+      "{1}"
+      "  const long long cols = p.sizes[0], rows = p.sizes[1];\n"
+      "  const long long r0 = static_cast<long long>(blockIdx.y) * 32;\n"
+      "  const long long c0 = static_cast<long long>(blockIdx.x) * 32;\n"
+      "  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;\n"
+      "{2}"
+      "  __syncthreads();\n"
+      "#pragma unroll\n"
+      "  for (int j = 0; j < 4; ++j) {{\n"
+      "    const long long r = r0 + ty + 8 * j, c = c0 + tx;\n"
+      "    if (r < rows && c < cols) out[r * p.strides[{3}][1] + c * p.strides[{3}][0]] = {4};\n"
+      "  }}\n"
+      "}}\n",
+      kernel_parameters(spec), tiles, loads, out_op, element);
+}
+
 }  // namespace
 
 ContigVectorShape contig_vector_shape(const LoopSpec& spec) {
@@ -162,6 +208,12 @@ ContigVectorShape contig_vector_shape(const LoopSpec& spec) {
   const int vec = static_cast<int>(16 / widest);     // 16-byte loads of the widest operand
   const int unroll = std::max(1, 8 / vec);           // at least 8 elements a thread
   return ContigVectorShape{vec, unroll};
+}
+
+bool has_tiled_kernel(const LoopSpec& spec) {
+  std::size_t tile_bytes = 0;
+  for (DType in : spec.inputs) tile_bytes += 32 * 33 * dtype_size(in);
+  return tile_bytes <= kMaxTiledSharedBytes;
 }
 
 std::string generate_cuda_source(const UfuncSource& ufunc,
@@ -177,6 +229,7 @@ std::string generate_cuda_source(const UfuncSource& ufunc,
   source += contig_kernel(spec);
   source += strided_kernel(spec, launch::IndexWidth::bits32);
   source += strided_kernel(spec, launch::IndexWidth::bits64);
+  if (has_tiled_kernel(spec)) source += tiled_kernel(spec);
   return source;
 }
 

@@ -12,6 +12,9 @@
 //                      thread with all loads issued before any compute;
 //   jitvec_strided64   64-bit offsets and plain division, one element a thread, for arrays
 //                      past 2^31 elements (kept small: 64-bit division code is slow to compile).
+//   jitvec_tiled2d     2-D spaces with a transposed input: 32x32 tiles of it go through
+//                      shared memory so its reads are coalesced too (only for specs whose
+//                      tiles fit kMaxTiledSharedBytes; see has_tiled_kernel).
 // The loop over dimensions is not unrolled: unrolling it 16 times quadrupled NVRTC's time.
 // The launcher picks one per call (src/engine/cuda_launcher).
 #pragma once
@@ -37,6 +40,11 @@ struct ContigVectorShape {
   int elements_per_block() const { return kCudaBlock * vec * unroll; }
 };
 ContigVectorShape contig_vector_shape(const LoopSpec& spec);
+
+/// Shared memory the tiles of jitvec_tiled2d may take (one 32x33 tile per input).
+inline constexpr std::size_t kMaxTiledSharedBytes = 40 * 1024;
+/// Whether the module of `spec` has jitvec_tiled2d.
+bool has_tiled_kernel(const LoopSpec& spec);
 
 std::string generate_cuda_source(const UfuncSource& ufunc,
                                  const std::vector<const HelperSource*>& helpers,

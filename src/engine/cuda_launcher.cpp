@@ -31,6 +31,22 @@ unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
   return static_cast<unsigned>((n + per_block - 1) / per_block);
 }
 
+// Inputs whose fastest dimension is the rows of a 2-D space (a transposed input): they go
+// through jitvec_tiled2d's shared-memory tiles. 0 when the space is not such a case.
+std::uint32_t transposed_inputs(const launch::IterationSpace& space, const CallPlan& plan) {
+  if (space.ndim() != 2 || space.sizes[0] < 32 || space.sizes[1] < 32 ||
+      (space.sizes[0] + 31) / 32 > 65535) {
+    return 0;
+  }
+  std::uint32_t mask = 0;
+  for (int k = 0; k < plan.nin; ++k) {
+    if ((plan.scalar_mask >> k) & 1u) continue;
+    const std::int64_t row_stride = space.strides[k][0], column_stride = space.strides[k][1];
+    if (std::llabs(row_stride) == 1 && std::llabs(column_stride) > 1) mask |= 1u << k;
+  }
+  return mask;
+}
+
 void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
                  const Array& out) {
   const launch::IterationSpace space = iteration_space(plan, inputs, out);
@@ -38,7 +54,7 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
 
   // Kernel parameters: (in_k, s_k) for each input, out, scalar_mask, then n or the block.
   void* pointers[launch::kMaxOperands];
-  void* params[2 * launch::kMaxOperands + 3];
+  void* params[2 * launch::kMaxOperands + 4];
   for (int k = 0; k < plan.nin; ++k) {
     pointers[k] = inputs[k] ? inputs[k]->data() : nullptr;
     params[2 * k] = &pointers[k];
@@ -73,7 +89,12 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
     return;
   }
   params[2 * plan.nin + 2] = block.bytes;
-  if (space.fits_32bit) {
+  if (std::uint32_t tiled = loop.tiled2d ? transposed_inputs(space, plan) : 0) {
+    launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
+    params[2 * plan.nin + 3] = &tiled;
+    cuda::launch(loop.tiled2d, blocks_for(space.sizes[1], 32), blocks_for(space.sizes[0], 32), 1,
+                 codegen::kCudaBlock, 0, stream, params);
+  } else if (space.fits_32bit) {
     launch::fill_strided_params(space, launch::IndexWidth::bits32, block);
     cuda::launch(loop.strided32, blocks_for(n, codegen::kCudaBlock * codegen::kStridedUnroll), 1,
                  1, codegen::kCudaBlock, 0, stream, params);

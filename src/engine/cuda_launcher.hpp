@@ -7,6 +7,7 @@
 //   contiguous and 16-byte aligned   -> jitvec_contig_vec, one tile of VEC*UNROLL*256 per block
 //   contiguous, misaligned           -> jitvec_contig, one wave of blocks, grid-stride
 //   strided, every offset < 2^31     -> jitvec_strided32
+//   2-D with a transposed input      -> jitvec_tiled2d (through shared-memory tiles)
 //   strided, larger                  -> jitvec_strided64
 // With device inputs and output it returns without waiting; when the result goes to host
 // memory it copies back and synchronizes the stream.
