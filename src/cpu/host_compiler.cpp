@@ -28,7 +28,10 @@ namespace fs = std::filesystem;
 // infinity honoured). -ffp-contract=off keeps a * b + c unfused, so GCC and Clang (whose
 // defaults differ) give the same bits and __fmul_rn really rounds. -fno-math-errno and
 // -fno-trapping-math only drop errno and trap bookkeeping, which CUDA does not have either.
-// No -march=native: cached objects must load on any machine of the same target.
+// No -march=native: cached objects must load on any machine of the same target. On x86-64
+// CPUs with AVX2 and FMA the loops are built for x86-64-v3 (v4 with AVX-512): wider vectors;
+// that flag is part of the cache key, so a v2 machine never loads a v3 object. With glibc on
+// x86-64 the vectorizer may call libmvec's SIMD expf/sinf/... (declared in the prelude).
 // -Wl,-z,defs turns a call to a declared but undefined function into a compile error that names
 // it, instead of a load error.
 const char* const kBaseFlags[] = {
@@ -188,6 +191,20 @@ HostCompiler resolve_host_compiler(const HostCompilerSearch& search) {
   compiler.identity =
       fmt::format("{}; target {}; {}", version, target, error ? compiler.path : resolved.string());
   compiler.flags.assign(std::begin(kBaseFlags), std::end(kBaseFlags));
+#if defined(__x86_64__)
+  if (target.rfind("x86_64", 0) == 0) {
+    const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("bmi2");
+    const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+                    __builtin_cpu_supports("avx512vl");
+    if (v4) {
+      compiler.flags.push_back("-march=x86-64-v4");
+    } else if (v3) {
+      compiler.flags.push_back("-march=x86-64-v3");
+    }
+  }
+#endif
   for (std::string& flag : split_on_white_space(search.cxxflags)) {
     compiler.flags.push_back(std::move(flag));
   }
@@ -211,7 +228,11 @@ std::string compile_shared_object(const std::string& source, const std::string& 
 
   std::vector<std::string> command{compiler.path};
   command.insert(command.end(), compiler.flags.begin(), compiler.flags.end());
-  command.insert(command.end(), {"-o", object_path.string(), source_path.string(), "-lm"});
+  command.insert(command.end(), {"-o", object_path.string(), source_path.string()});
+#if defined(__x86_64__) && defined(__GLIBC__)
+  command.push_back("-lmvec");  // libmvec: the SIMD math the prelude declares
+#endif
+  command.push_back("-lm");
   const ProcessResult result = run_program(command);
   if (!result.succeeded()) {
     const std::string how = result.signal != 0

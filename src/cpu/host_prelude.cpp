@@ -27,6 +27,24 @@ constexpr std::string_view kHostPrelude = R"prelude(// ---- jitvec host prelude:
 #include <stdlib.h>
 #include <string.h>
 
+// glibc's libmvec has SIMD versions of these; declaring them SIMD-callable lets GCC vectorize
+// loops that call them (glibc itself declares them so only under -ffast-math, which jitvec
+// does not use: it would change results elsewhere). libmvec's functions are accurate to 4 ulp.
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__)
+extern "C" {
+__attribute__((__simd__("notinbranch"))) float expf(float) noexcept;
+__attribute__((__simd__("notinbranch"))) float logf(float) noexcept;
+__attribute__((__simd__("notinbranch"))) float sinf(float) noexcept;
+__attribute__((__simd__("notinbranch"))) float cosf(float) noexcept;
+__attribute__((__simd__("notinbranch"))) float powf(float, float) noexcept;
+__attribute__((__simd__("notinbranch"))) double exp(double) noexcept;
+__attribute__((__simd__("notinbranch"))) double log(double) noexcept;
+__attribute__((__simd__("notinbranch"))) double sin(double) noexcept;
+__attribute__((__simd__("notinbranch"))) double cos(double) noexcept;
+__attribute__((__simd__("notinbranch"))) double pow(double, double) noexcept;
+}
+#endif
+
 // CUDA's qualifiers. __global__ is deliberately left undefined: a ufunc is a device function.
 #define __device__
 #define __host__

@@ -7,6 +7,7 @@
 #include "cuda/launch.hpp"
 #include "cuda/memory.hpp"
 #include "engine/engine_impl.hpp"
+#include "engine/host_pipeline.hpp"
 
 namespace jitvec::engine {
 namespace {
@@ -47,48 +48,62 @@ std::uint32_t transposed_inputs(const launch::IterationSpace& space, const CallP
   return mask;
 }
 
+}  // namespace
+
+void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* inputs,
+                       void* out, long long n, CUstream stream) {
+  void* pointers[launch::kMaxOperands];
+  void* params[2 * launch::kMaxOperands + 3];
+  for (int k = 0; k < plan.nin; ++k) {
+    pointers[k] = inputs[k];
+    params[2 * k] = &pointers[k];
+    params[2 * k + 1] = const_cast<ScalarSlot*>(&plan.scalars[k]);
+  }
+  unsigned mask = plan.scalar_mask;
+  params[2 * plan.nin] = &out;
+  params[2 * plan.nin + 1] = &mask;
+  params[2 * plan.nin + 2] = &n;
+  const codegen::ContigVectorShape vs = loop.vector_shape;
+  bool aligned = reinterpret_cast<std::uintptr_t>(out) % (vs.vec * dtype_size(plan.spec.out_storage)) == 0;
+  for (int k = 0; k < plan.nin && aligned; ++k) {
+    if (!((plan.scalar_mask >> k) & 1u)) {
+      aligned = reinterpret_cast<std::uintptr_t>(pointers[k]) % (vs.vec * dtype_size(plan.spec.inputs[k])) == 0;
+    }
+  }
+  if (aligned) {
+    cuda::launch(loop.contig_vec, blocks_for(n, vs.elements_per_block()), 1, 1, codegen::kCudaBlock,
+                 0, stream, params);
+  } else {
+    const unsigned grid = std::min<unsigned>(blocks_for(n, codegen::kCudaBlock), loop.contig_wave);
+    cuda::launch(loop.contig, grid, 1, 1, codegen::kCudaBlock, 0, stream, params);
+  }
+}
+
+namespace {
+
 void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
                  const Array& out) {
   const launch::IterationSpace space = iteration_space(plan, inputs, out);
-  const std::int64_t n = space.numel;
-
-  // Kernel parameters: (in_k, s_k) for each input, out, scalar_mask, then n or the block.
+  CUstream stream = plan.stream.handle();
   void* pointers[launch::kMaxOperands];
+  for (int k = 0; k < plan.nin; ++k) pointers[k] = inputs[k] ? inputs[k]->data() : nullptr;
+  if (space.contiguous) {
+    launch_contiguous(loop, plan, pointers, out.data(), space.numel, stream);
+    return;
+  }
+  // Kernel parameters: (in_k, s_k) for each input, out, scalar_mask, the block, [tiled mask].
   void* params[2 * launch::kMaxOperands + 4];
   for (int k = 0; k < plan.nin; ++k) {
-    pointers[k] = inputs[k] ? inputs[k]->data() : nullptr;
     params[2 * k] = &pointers[k];
     params[2 * k + 1] = const_cast<ScalarSlot*>(&plan.scalars[k]);
   }
   void* out_pointer = out.data();
   unsigned mask = plan.scalar_mask;
-  long long count = n;
   launch::StridedParamsBuffer block;
   params[2 * plan.nin] = &out_pointer;
   params[2 * plan.nin + 1] = &mask;
-  CUstream stream = plan.stream.handle();
-
-  if (space.contiguous) {
-    params[2 * plan.nin + 2] = &count;
-    const codegen::ContigVectorShape vs = loop.vector_shape;
-    bool aligned = reinterpret_cast<std::uintptr_t>(out_pointer) %
-                       (vs.vec * dtype_size(plan.spec.out_storage)) == 0;
-    for (int k = 0; k < plan.nin && aligned; ++k) {
-      if (inputs[k]) {
-        aligned = reinterpret_cast<std::uintptr_t>(pointers[k]) %
-                      (vs.vec * dtype_size(plan.spec.inputs[k])) == 0;
-      }
-    }
-    if (aligned) {
-      cuda::launch(loop.contig_vec, blocks_for(n, vs.elements_per_block()), 1, 1,
-                   codegen::kCudaBlock, 0, stream, params);
-    } else {
-      const unsigned grid = std::min<unsigned>(blocks_for(n, codegen::kCudaBlock), loop.contig_wave);
-      cuda::launch(loop.contig, grid, 1, 1, codegen::kCudaBlock, 0, stream, params);
-    }
-    return;
-  }
   params[2 * plan.nin + 2] = block.bytes;
+  const std::int64_t n = space.numel;
   if (std::uint32_t tiled = loop.tiled2d ? transposed_inputs(space, plan) : 0) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     params[2 * plan.nin + 3] = &tiled;
@@ -111,6 +126,9 @@ Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {
   const int device = choose_device(ufunc, plan);
   cuda::ContextGuard guard(device);
   const Stream stream = plan.stream;
+  if (pipeline_applies(plan)) {
+    return run_pipelined(ufunc, plan, *ufunc.engine.cuda_loop(ufunc, plan.spec, device), device);
+  }
 
   // Inputs: host arrays are copied to the device (packed in their own shape).
   std::array<Array, launch::kMaxOperands> moved;
@@ -133,10 +151,7 @@ Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {
                          ? *plan.out
                          : Array::empty(plan.spec.out_storage, plan.shape, Memory::device, device,
                                         stream);
-  if (plan.numel > 0) {
-    auto loop = ufunc.engine.cuda_loop(ufunc, plan.spec, device);
-    launch_loop(*loop, plan, inputs.data(), device_out);
-  }
+  if (plan.numel > 0) launch_loop(*ufunc.engine.cuda_loop(ufunc, plan.spec, device), plan, inputs.data(), device_out);
   if (!result_on_host) return device_out;
 
   Array host = device_out.to_host(stream);  // synchronizes

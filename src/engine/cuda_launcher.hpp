@@ -10,13 +10,22 @@
 //   2-D with a transposed input      -> jitvec_tiled2d (through shared-memory tiles)
 //   strided, larger                  -> jitvec_strided64
 // With device inputs and output it returns without waiting; when the result goes to host
-// memory it copies back and synchronizes the stream.
+// memory it copies back and synchronizes the stream. Large contiguous host-to-host calls go
+// through the overlapped pipeline of host_pipeline.hpp instead.
 #pragma once
+
+#include <cuda.h>
 
 #include "engine/call_plan.hpp"
 
 namespace jitvec::engine {
 
 Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan);
+
+struct CudaLoop;
+/// Launches the loop's contiguous kernel over n elements at the given device pointers (null for
+/// scalar inputs): the vectorized one when every pointer is aligned for it.
+void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* inputs, void* out,
+                       long long n, CUstream stream);
 
 }  // namespace jitvec::engine

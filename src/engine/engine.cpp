@@ -84,6 +84,13 @@ cpu::ThreadPool& Engine::Impl::thread_pool() {
   return *pool_;
 }
 
+engine::PipelineStaging& Engine::Impl::staging(int device) {
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  auto& slot = staging_[device];
+  if (!slot) slot = std::make_unique<engine::PipelineStaging>(device);
+  return *slot;
+}
+
 engine::LoopDefinition Engine::Impl::loop_definition(const detail::UfuncImpl& ufunc,
                                                      const codegen::LoopSpec& spec) const {
   std::shared_lock<std::shared_mutex> lock(registry_mutex);

@@ -26,6 +26,7 @@
 #include "cpu/host_module.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cuda/module.hpp"
+#include "engine/host_pipeline.hpp"
 #include "engine/loop_builder.hpp"
 #include "engine/loop_table.hpp"
 #include "jitvec/engine.hpp"
@@ -102,6 +103,8 @@ struct Engine::Impl {
   /// The target of calls that name none and whose ufunc names none.
   Target default_target();
   cpu::ThreadPool& thread_pool();
+  /// The host-to-device pipeline's buffers for `device` (made on first use).
+  engine::PipelineStaging& staging(int device);
   /// The disk cache, or null when disabled.
   cache::DiskCache* disk() { return disk_.get(); }
 
@@ -120,6 +123,8 @@ struct Engine::Impl {
   Target default_target_ = Target::cpu;
   std::once_flag pool_once_;
   std::unique_ptr<cpu::ThreadPool> pool_;
+  std::mutex staging_mutex_;
+  std::map<int, std::unique_ptr<engine::PipelineStaging>> staging_;
 };
 
 }  // namespace jitvec
