@@ -133,3 +133,27 @@ TEST_CASE("a second engine loads GPU loops from the disk cache without compiling
   CHECK(second.stats().compiles == 0);
   CHECK(second.stats().disk_hits == 1);
 }
+
+TEST_CASE("large host arrays go through the overlapped pipeline and come back whole", "[gpu][pipeline]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  Engine& engine = shared_engine();
+  define_test_ufuncs(engine);
+  // Mixed operand sizes (int16, scalar, float64 -> float64) and more chunks than slots.
+  const std::size_t n = (std::size_t{1} << 23) + 12345;
+  std::vector<std::int16_t> a(n);
+  std::vector<double> c(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    a[i] = static_cast<std::int16_t>(static_cast<int>(rng()() % 2001) - 1000);
+    c[i] = std::uniform_real_distribution<double>(-5, 5)(rng());
+  }
+  std::vector<double> result(n, std::nan(""));
+  engine.ufunc("mix")(a, 0.5f, c, out(from_vector(result)), target(Target::cuda));
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += result[i] != ref_mix({double(a[i]), 0.5, c[i]});
+  CHECK(bad == 0);
+  // Without out=: a new host array.
+  std::vector<double> fresh = engine.ufunc("mix")(a, 0.25f, c).to_vector<double>();
+  bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += fresh[i] != ref_mix({double(a[i]), 0.25, c[i]});
+  CHECK(bad == 0);
+}
