@@ -8,19 +8,20 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/jitvec-gpu}
-mkdir -p "$OUT"
+LOGS=/tmp/jitvec-gpu-logs
+mkdir -p "$OUT" "$LOGS"
 run_bench=1 run_tests=1
 for a in "$@"; do
   case $a in --no-bench) run_bench=0 ;; --no-tests) run_tests=0 ;; esac
 done
 declare -A status
-step() {  # step NAME COMMAND...: runs, logs to $OUT/NAME.log, records PASS/FAIL
+step() {  # step NAME COMMAND...: runs, logs to $LOGS/NAME.log, records PASS/FAIL
   local name=$1; shift
   local t0=$(date +%s%N)
-  if "$@" >"$OUT/$name.log" 2>&1; then status[$name]="PASS"; else status[$name]="FAIL (rc $?)"; fi
+  if "$@" >"$LOGS/$name.log" 2>&1; then status[$name]="PASS"; else status[$name]="FAIL (rc $?)"; fi
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   status[$name]+=" $((ms / 1000)).$(( (ms % 1000) / 100 ))s"
-  echo "== $name: ${status[$name]}"; tail -n 5 "$OUT/$name.log"
+  echo "== $name: ${status[$name]}"; tail -n 5 "$LOGS/$name.log"
 }
 
 deps=/tmp/jitvec-deps
@@ -31,10 +32,10 @@ fi
 step build bash -c "cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DJITVEC_BUILD_BENCH=$run_bench \
   -DCMAKE_PREFIX_PATH=$deps/usr -DCMAKE_CXX_FLAGS='-isystem $deps/usr/include' \
   && cmake --build build-gpu -j\$(nproc)"
-[ "${status[build]%% *}" = PASS ] || { cat "$OUT/build.log" | grep -E "error|Error" | head -30; exit 1; }
+[ "${status[build]%% *}" = PASS ] || { grep -E "error|Error" "$LOGS/build.log" | head -30; exit 1; }
 B=build-gpu
 export JITVEC_CACHE_DIR=/tmp/jitvec-gpu-cache
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$LOGS/gpu.txt" 2>&1
 
 if [ $run_tests = 1 ]; then
   step tests_gpu $B/tests/jitvec_tests "[gpu]" --durations yes
@@ -53,9 +54,10 @@ if [ $run_bench = 1 ]; then
   step bench_cpu $B/bench/jitvec_bench_cpu --json "$OUT/jitvec_cpu.json"
   step bench_peers env PYTHONUNBUFFERED=1 python3 bench/peers.py --json "$OUT/peers.json"
   step report python3 bench/report.py --out-dir "$OUT" "$OUT"/jitvec.json "$OUT"/jitvec_cpu.json "$OUT"/peers.json
-  cat "$OUT/report.log"
+  cat "$LOGS/report.log"
 fi
 
 echo
-echo "==================== jitvec GPU check ($(head -2 "$OUT/gpu.txt" | tail -1)) ===================="
+for f in "$LOGS"/*.log; do echo "######## $f"; cat "$f"; done > "$OUT/all_logs.txt"
+echo "==================== jitvec GPU check ($(head -2 "$LOGS/gpu.txt" | tail -1)) ===================="
 for k in "${!status[@]}"; do printf '%-24s %s\n' "$k" "${status[$k]}"; done | sort
