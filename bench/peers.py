@@ -108,10 +108,15 @@ class Gpu:
     def sync(self):
         self.cp.cuda.Device().synchronize()
 
-    def median_ms(self, work, reps):
+    def median_ms(self, work, reps, budget_s=3.0):
+        # Fewer repetitions for very slow systems (Numba's strided cases take seconds a call):
+        # at least 3 timed calls, then stop once the case has used its time budget.
         warmup, timed = reps
+        began = time.perf_counter()
         for _ in range(warmup):
             work()
+            if time.perf_counter() - began > budget_s:
+                break
         self.sync()
         times = []
         for _ in range(timed):
@@ -120,6 +125,8 @@ class Gpu:
             self.stop.record()
             self.stop.synchronize()
             times.append(self.cp.cuda.get_elapsed_time(self.start, self.stop))
+            if len(times) >= 3 and time.perf_counter() - began > budget_s:
+                break
         return statistics.median(times)
 
     def host_us_per_call(self, call, batches=20):

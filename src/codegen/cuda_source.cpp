@@ -158,7 +158,8 @@ std::string strided_kernel(const LoopSpec& spec, launch::IndexWidth width) {
 // each block moves a 32x32 tile of such inputs through shared memory, reading them along
 // their own fast dimension, so every global access is coalesced. Other operands are read and
 // written directly. Bit k of tiled_mask says input k goes through shared memory. The block is
-// the 64-bit strided one: sizes[0] = columns (inner), sizes[1] = rows.
+// the 64-bit strided one: sizes[0] = columns (inner), sizes[1] = rows. blockIdx.x walks the
+// row tiles, so blocks running together read neighbouring stretches of the transposed input.
 std::string tiled_kernel(const LoopSpec& spec) {
   std::string tiles, loads;
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
@@ -186,8 +187,8 @@ std::string tiled_kernel(const LoopSpec& spec) {
       "const jitvec_strided64_params p, const unsigned tiled_mask) {{\n"
       "{1}"
       "  const long long cols = p.sizes[0], rows = p.sizes[1];\n"
-      "  const long long r0 = static_cast<long long>(blockIdx.y) * 32;\n"
-      "  const long long c0 = static_cast<long long>(blockIdx.x) * 32;\n"
+      "  const long long r0 = static_cast<long long>(blockIdx.x) * 32;\n"
+      "  const long long c0 = static_cast<long long>(blockIdx.y) * 32;\n"
       "  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;\n"
       "{2}"
       "  __syncthreads();\n"
@@ -198,6 +199,42 @@ std::string tiled_kernel(const LoopSpec& spec) {
       "  }}\n"
       "}}\n",
       kernel_parameters(spec), tiles, loads, out_op, element);
+}
+
+// 2-D spaces without a transposed input (broadcast rows or columns, row-padded arrays): one
+// row per blockIdx.y step, kRowsUnroll elements a thread along the row. Offsets are a multiply
+// and an add per operand, no division.
+std::string rows_kernel(const LoopSpec& spec) {
+  std::string loads;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    loads += fmt::format(
+        "    {0} v{1}[UNROLL];\n"
+        "    if (!((scalar_mask >> {1}) & 1u)) {{\n"
+        "      const {0}* row{1} = in{1} + r * p.strides[{1}][1];\n"
+        "#pragma unroll\n"
+        "      for (int u = 0; u < UNROLL; ++u)\n"
+        "        if (c0 + u * BLOCK < cols) v{1}[u] = row{1}[(c0 + u * BLOCK) * p.strides[{1}][0]];\n"
+        "    }}\n",
+        c_type(spec.inputs[k]), k);
+  }
+  const std::string element =
+      element_expression(spec, [](std::size_t k) { return fmt::format("v{}[u]", k); });
+  const int out_op = spec.operand_count() - 1;
+  return fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__({0}) jitvec_rows2d({1}, "
+      "const jitvec_strided64_params p) {{\n"
+      "  constexpr int BLOCK = {0}, UNROLL = {2};\n"
+      "  const long long cols = p.sizes[0], rows = p.sizes[1];\n"
+      "  const long long c0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;\n"
+      "  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {{\n"
+      "{3}"
+      "    auto* row_out = out + r * p.strides[{4}][1];\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < UNROLL; ++u)\n"
+      "      if (c0 + u * BLOCK < cols) row_out[(c0 + u * BLOCK) * p.strides[{4}][0]] = {5};\n"
+      "  }}\n"
+      "}}\n",
+      kCudaBlock, kernel_parameters(spec), kRowsUnroll, loads, out_op, element);
 }
 
 }  // namespace
@@ -229,6 +266,7 @@ std::string generate_cuda_source(const UfuncSource& ufunc,
   source += contig_kernel(spec);
   source += strided_kernel(spec, launch::IndexWidth::bits32);
   source += strided_kernel(spec, launch::IndexWidth::bits64);
+  source += rows_kernel(spec);
   if (has_tiled_kernel(spec)) source += tiled_kernel(spec);
   return source;
 }

@@ -12,6 +12,7 @@
 //                      thread with all loads issued before any compute;
 //   jitvec_strided64   64-bit offsets and plain division, one element a thread, for arrays
 //                      past 2^31 elements (kept small: 64-bit division code is slow to compile).
+//   jitvec_rows2d      2-D spaces (broadcast rows/columns): a row per blockIdx.y, no division;
 //   jitvec_tiled2d     2-D spaces with a transposed input: 32x32 tiles of it go through
 //                      shared memory so its reads are coalesced too (only for specs whose
 //                      tiles fit kMaxTiledSharedBytes; see has_tiled_kernel).
@@ -29,6 +30,8 @@ namespace jitvec::codegen {
 
 /// Threads per block of every kernel.
 inline constexpr int kCudaBlock = 256;
+/// Elements each thread of jitvec_rows2d handles along its row.
+inline constexpr int kRowsUnroll = 4;
 /// Elements each thread of jitvec_strided32 handles.
 inline constexpr int kStridedUnroll = 4;
 

@@ -16,9 +16,11 @@ struct PrimaryContext {
   CUcontext context = nullptr;
 };
 
-// One slot per device, made when the device count is first known.
+// One slot per device, made when the device count is first known. Never destroyed: an
+// Engine made before this (a static one) unloads its modules in its destructor, after this
+// function's statics would be gone.
 PrimaryContext& primary_context_slot(int device) {
-  static const std::unique_ptr<PrimaryContext[]> slots(new PrimaryContext[device_count()]);
+  static PrimaryContext* const slots = new PrimaryContext[device_count()];
   return slots[device];
 }
 

@@ -37,8 +37,9 @@ DeviceInfo query_device(const Driver& d, int ordinal) {
   return info;
 }
 
+// Never destroyed, like the primary contexts (see context.cpp).
 const std::vector<DeviceInfo>& all_devices() {
-  static const std::vector<DeviceInfo> devices = [] {
+  static const std::vector<DeviceInfo>* const devices = new std::vector<DeviceInfo>([] {
     const Driver& d = driver();
     int count = 0;
     check(d.deviceGetCount(&count), "cuDeviceGetCount");
@@ -46,8 +47,8 @@ const std::vector<DeviceInfo>& all_devices() {
     found.reserve(static_cast<std::size_t>(count));
     for (int ordinal = 0; ordinal < count; ++ordinal) found.push_back(query_device(d, ordinal));
     return found;
-  }();
-  return devices;
+  }());
+  return *devices;
 }
 
 }  // namespace

@@ -55,8 +55,9 @@ struct ProcessDriver {
   int code = 0;
 };
 
+// Never destroyed: destructors of other statics (an Engine's modules) still call the driver.
 const ProcessDriver& process_driver() {
-  static const ProcessDriver loaded = [] {
+  static const ProcessDriver* const loaded = new ProcessDriver([] {
     ProcessDriver attempt;
     try {
       attempt.driver = detail::load_driver_from(detail::driver_library_path());
@@ -66,8 +67,8 @@ const ProcessDriver& process_driver() {
       jitvec::detail::log().debug("{}", attempt.error);
     }
     return attempt;
-  }();
-  return loaded;
+  }());
+  return *loaded;
 }
 
 }  // namespace

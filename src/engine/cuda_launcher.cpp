@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "core/strided_copy.hpp"
 #include "cuda/context.hpp"
 #include "cuda/launch.hpp"
@@ -27,6 +29,9 @@ int choose_device(const detail::UfuncImpl& ufunc, const CallPlan& plan) {
   consider(plan.out, "out=");
   return device < 0 ? 0 : device;
 }
+
+// Rows shorter than this leave most of jitvec_rows2d's threads idle: strided32 instead.
+constexpr std::int64_t kRowsKernelMinColumns = 256;
 
 unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
   return static_cast<unsigned>((n + per_block - 1) / per_block);
@@ -107,8 +112,13 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   if (std::uint32_t tiled = loop.tiled2d ? transposed_inputs(space, plan) : 0) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     params[2 * plan.nin + 3] = &tiled;
-    cuda::launch(loop.tiled2d, blocks_for(space.sizes[1], 32), blocks_for(space.sizes[0], 32), 1,
+    cuda::launch(loop.tiled2d, blocks_for(space.sizes[0], 32), blocks_for(space.sizes[1], 32), 1,
                  codegen::kCudaBlock, 0, stream, params);
+  } else if (space.ndim() == 2 && space.sizes[1] >= kRowsKernelMinColumns) {
+    launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
+    const unsigned rows = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));
+    cuda::launch(loop.rows2d, blocks_for(space.sizes[1], codegen::kCudaBlock * codegen::kRowsUnroll),
+                 rows, 1, codegen::kCudaBlock, 0, stream, params);
   } else if (space.fits_32bit) {
     launch::fill_strided_params(space, launch::IndexWidth::bits32, block);
     cuda::launch(loop.strided32, blocks_for(n, codegen::kCudaBlock * codegen::kStridedUnroll), 1,
@@ -131,14 +141,14 @@ Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {
   }
 
   // Inputs: host arrays are copied to the device (packed in their own shape).
-  std::array<Array, launch::kMaxOperands> moved;
+  std::array<std::optional<Array>, launch::kMaxOperands> moved;  // no Array made unless needed
   std::array<const Array*, launch::kMaxOperands> inputs{};
   bool any_device_input = false;
   for (int k = 0; k < plan.nin; ++k) {
     const Array* in = plan.inputs[k];
     if (in && !in->is_device() && plan.numel > 0) {
       moved[k] = in->to_device(device, stream);
-      inputs[k] = &moved[k];
+      inputs[k] = &*moved[k];
     } else {
       inputs[k] = in;
     }

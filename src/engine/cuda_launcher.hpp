@@ -8,6 +8,7 @@
 //   contiguous, misaligned           -> jitvec_contig, one wave of blocks, grid-stride
 //   strided, every offset < 2^31     -> jitvec_strided32
 //   2-D with a transposed input      -> jitvec_tiled2d (through shared-memory tiles)
+//   other 2-D, rows of >= 256        -> jitvec_rows2d (a row per block row, no division)
 //   strided, larger                  -> jitvec_strided64
 // With device inputs and output it returns without waiting; when the result goes to host
 // memory it copies back and synchronizes the stream. Large contiguous host-to-host calls go

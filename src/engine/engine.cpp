@@ -117,6 +117,7 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
         made->contig = made->module.function("jitvec_contig");
         made->strided32 = made->module.function("jitvec_strided32");
         made->strided64 = made->module.function("jitvec_strided64");
+        made->rows2d = made->module.function("jitvec_rows2d");
         if (codegen::has_tiled_kernel(spec)) made->tiled2d = made->module.function("jitvec_tiled2d");
         made->vector_shape = codegen::contig_vector_shape(spec);
         made->contig_wave = static_cast<unsigned>(
