@@ -4,15 +4,19 @@
 # including the GPU-tagged ones, the samples on cuda (and against the CPU), the precompiled
 # cache check, and the benchmarks against the hardware ceilings and the peers (Numba, CuPy).
 # Prints a short table last. Outputs (logs, JSON, RESULTS.md, the chart) go to $OUT.
-#   usage: bash scripts/gpu_check.sh [--no-bench] [--no-tests]
+#   usage: bash scripts/gpu_check.sh [--no-bench] [--no-tests] [--no-peers] [--gpu-only]
+#   (--gpu-only: the GPU-tagged tests and the C++ GPU benchmark, nothing else)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/jitvec-gpu}
 LOGS=/tmp/jitvec-gpu-logs
 mkdir -p "$OUT" "$LOGS"
-run_bench=1 run_tests=1
+run_bench=1 run_tests=1 run_peers=1 gpu_only=0
 for a in "$@"; do
-  case $a in --no-bench) run_bench=0 ;; --no-tests) run_tests=0 ;; esac
+  case $a in
+    --no-bench) run_bench=0 ;; --no-tests) run_tests=0 ;; --no-peers) run_peers=0 ;;
+    --gpu-only) gpu_only=1; run_peers=0 ;;
+  esac
 done
 declare -A status
 step() {  # step NAME COMMAND...: runs, logs to $LOGS/NAME.log, records PASS/FAIL
@@ -39,8 +43,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "
 
 if [ $run_tests = 1 ]; then
   step tests_gpu $B/tests/jitvec_tests "[gpu]" --durations yes
-  step tests_all $B/tests/jitvec_tests "~[gpu]"
+  [ $gpu_only = 1 ] || step tests_all $B/tests/jitvec_tests "~[gpu]"
 fi
+if [ $gpu_only = 0 ]; then
 step sample_gaussian $B/samples/gaussian_pdf --target cuda -n 10000000
 step sample_polar_compare $B/samples/polar_distance --compare
 step sample_zero_suppress $B/samples/zero_suppress --target cuda --svg "$OUT/zero_suppress.svg"
@@ -49,11 +54,20 @@ rm -rf kernels_cache/?? && step precompile $B/jitvec compile samples/gaussian_pd
 step precompiled_run env JITVEC_CACHE_DIR="/tmp/jitvec-empty-cache" JITVEC_CACHE_PATH="$PWD/kernels_cache" \
   bash -c "for s in gaussian_pdf polar_distance zero_suppress; do $B/samples/\$s --target cuda || exit 1; done"
 
+fi
+
 if [ $run_bench = 1 ]; then
   step bench_gpu $B/bench/jitvec_bench_gpu --json "$OUT/jitvec.json"
-  step bench_cpu $B/bench/jitvec_bench_cpu --json "$OUT/jitvec_cpu.json"
-  step bench_peers env PYTHONUNBUFFERED=1 python3 bench/peers.py --json "$OUT/peers.json"
-  step report python3 bench/report.py --out-dir "$OUT" "$OUT"/jitvec.json "$OUT"/jitvec_cpu.json "$OUT"/peers.json
+  reports=("$OUT/jitvec.json")
+  if [ $gpu_only = 0 ]; then
+    step bench_cpu $B/bench/jitvec_bench_cpu --json "$OUT/jitvec_cpu.json"
+    reports+=("$OUT/jitvec_cpu.json")
+  fi
+  if [ $run_peers = 1 ]; then
+    step bench_peers env PYTHONUNBUFFERED=1 python3 bench/peers.py --json "$OUT/peers.json"
+    reports+=("$OUT/peers.json")
+  fi
+  step report python3 bench/report.py --out-dir "$OUT" "${reports[@]}"
   cat "$LOGS/report.log"
 fi
 
