@@ -155,21 +155,27 @@ std::string strided_kernel(const LoopSpec& spec, launch::IndexWidth width) {
 }
 
 // 2-D spaces where an input's fastest dimension is the output's slow one (a transposed input):
-// each block moves a 32x32 tile of such inputs through shared memory, reading them along
-// their own fast dimension, so every global access is coalesced. Other operands are read and
-// written directly. Bit k of tiled_mask says input k goes through shared memory. The block is
-// the 64-bit strided one: sizes[0] = columns (inner), sizes[1] = rows. blockIdx.x walks the
-// row tiles, so blocks running together read neighbouring stretches of the transposed input.
+// each block moves a 64x64 tile of such inputs through shared memory, reading them along their
+// own fast dimension (256-byte runs), so every global access is coalesced; 16 elements a
+// thread keep enough loads in flight. Other operands are read and written directly. Bit k of
+// tiled_mask says input k goes through shared memory; its tile is slot popc(mask below k) of
+// the dynamic shared memory (kTiledSlotBytes each). The block is the 64-bit strided one:
+// sizes[0] = columns (inner), sizes[1] = rows. blockIdx.x walks the row tiles, so blocks
+// running together read neighbouring stretches of the transposed input.
 std::string tiled_kernel(const LoopSpec& spec) {
   std::string tiles, loads;
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
-    tiles += fmt::format("  __shared__ {} tile{}[32][33];\n", c_type(spec.inputs[k]), k);
+    const std::string t = c_type(spec.inputs[k]);
+    tiles += fmt::format(
+        "  {0} (*tile{1})[65] = reinterpret_cast<{0} (*)[65]>(jitvec_tiles + "
+        "__popc(tiled_mask & ((1u << {1}) - 1u)) * {2});\n",
+        t, k, kTiledSlotBytes);
     loads += fmt::format(
         "  if ((tiled_mask >> {0}) & 1u) {{\n"
         "#pragma unroll\n"
-        "    for (int j = 0; j < 4; ++j) {{\n"
-        "      const long long c = c0 + ty + 8 * j, r = r0 + tx;\n"
-        "      if (r < rows && c < cols) tile{0}[ty + 8 * j][tx] = "
+        "    for (int j = 0; j < 16; ++j) {{\n"
+        "      const long long c = c0 + ty + 4 * j, r = r0 + tx;\n"
+        "      if (r < rows && c < cols) tile{0}[ty + 4 * j][tx] = "
         "in{0}[r * p.strides[{0}][1] + c * p.strides[{0}][0]];\n"
         "    }}\n"
         "  }}\n",
@@ -177,7 +183,7 @@ std::string tiled_kernel(const LoopSpec& spec) {
   }
   const std::string element = element_expression(spec, [](std::size_t k) {
     return fmt::format(
-        "(((tiled_mask >> {0}) & 1u) ? tile{0}[tx][ty + 8 * j] : "
+        "(((tiled_mask >> {0}) & 1u) ? tile{0}[tx][ty + 4 * j] : "
         "in{0}[r * p.strides[{0}][1] + c * p.strides[{0}][0]])",
         k);
   });
@@ -185,16 +191,17 @@ std::string tiled_kernel(const LoopSpec& spec) {
   return fmt::format(
       "extern \"C\" __global__ void __launch_bounds__(256) jitvec_tiled2d({0}, "
       "const jitvec_strided64_params p, const unsigned tiled_mask) {{\n"
+      "  extern __shared__ __align__(16) unsigned char jitvec_tiles[];\n"
       "{1}"
       "  const long long cols = p.sizes[0], rows = p.sizes[1];\n"
-      "  const long long r0 = static_cast<long long>(blockIdx.x) * 32;\n"
-      "  const long long c0 = static_cast<long long>(blockIdx.y) * 32;\n"
-      "  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;\n"
+      "  const long long r0 = static_cast<long long>(blockIdx.x) * 64;\n"
+      "  const long long c0 = static_cast<long long>(blockIdx.y) * 64;\n"
+      "  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;\n"
       "{2}"
       "  __syncthreads();\n"
       "#pragma unroll\n"
-      "  for (int j = 0; j < 4; ++j) {{\n"
-      "    const long long r = r0 + ty + 8 * j, c = c0 + tx;\n"
+      "  for (int j = 0; j < 16; ++j) {{\n"
+      "    const long long r = r0 + ty + 4 * j, c = c0 + tx;\n"
       "    if (r < rows && c < cols) out[r * p.strides[{3}][1] + c * p.strides[{3}][0]] = {4};\n"
       "  }}\n"
       "}}\n",
@@ -247,11 +254,7 @@ ContigVectorShape contig_vector_shape(const LoopSpec& spec) {
   return ContigVectorShape{vec, unroll};
 }
 
-bool has_tiled_kernel(const LoopSpec& spec) {
-  std::size_t tile_bytes = 0;
-  for (DType in : spec.inputs) tile_bytes += 32 * 33 * dtype_size(in);
-  return tile_bytes <= kMaxTiledSharedBytes;
-}
+bool has_tiled_kernel(const LoopSpec& spec) { return !spec.inputs.empty(); }
 
 std::string generate_cuda_source(const UfuncSource& ufunc,
                                  const std::vector<const HelperSource*>& helpers,

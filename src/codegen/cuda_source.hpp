@@ -13,9 +13,9 @@
 //   jitvec_strided64   64-bit offsets and plain division, one element a thread, for arrays
 //                      past 2^31 elements (kept small: 64-bit division code is slow to compile).
 //   jitvec_rows2d      2-D spaces (broadcast rows/columns): a row per blockIdx.y, no division;
-//   jitvec_tiled2d     2-D spaces with a transposed input: 32x32 tiles of it go through
-//                      shared memory so its reads are coalesced too (only for specs whose
-//                      tiles fit kMaxTiledSharedBytes; see has_tiled_kernel).
+//   jitvec_tiled2d     2-D spaces with a transposed input: 64x64 tiles of it go through
+//                      (dynamic) shared memory so its reads are coalesced too; at most
+//                      kMaxTiledInputs inputs are tiled in one call.
 // The loop over dimensions is not unrolled: unrolling it 16 times quadrupled NVRTC's time.
 // The launcher picks one per call (src/engine/cuda_launcher).
 #pragma once
@@ -31,7 +31,7 @@ namespace jitvec::codegen {
 /// Threads per block of every kernel.
 inline constexpr int kCudaBlock = 256;
 /// Elements each thread of jitvec_rows2d handles along its row.
-inline constexpr int kRowsUnroll = 4;
+inline constexpr int kRowsUnroll = 8;
 /// Elements each thread of jitvec_strided32 handles.
 inline constexpr int kStridedUnroll = 4;
 
@@ -44,8 +44,10 @@ struct ContigVectorShape {
 };
 ContigVectorShape contig_vector_shape(const LoopSpec& spec);
 
-/// Shared memory the tiles of jitvec_tiled2d may take (one 32x33 tile per input).
-inline constexpr std::size_t kMaxTiledSharedBytes = 40 * 1024;
+/// Dynamic shared memory of one tiled input in jitvec_tiled2d: a 64x65 tile of 8-byte elements.
+inline constexpr int kTiledSlotBytes = 64 * 65 * 8;
+/// Inputs one jitvec_tiled2d launch moves through shared memory (4 slots: 130 KiB).
+inline constexpr int kMaxTiledInputs = 4;
 /// Whether the module of `spec` has jitvec_tiled2d.
 bool has_tiled_kernel(const LoopSpec& spec);
 

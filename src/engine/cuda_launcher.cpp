@@ -41,14 +41,17 @@ unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
 // through jitvec_tiled2d's shared-memory tiles. 0 when the space is not such a case.
 std::uint32_t transposed_inputs(const launch::IterationSpace& space, const CallPlan& plan) {
   if (space.ndim() != 2 || space.sizes[0] < 32 || space.sizes[1] < 32 ||
-      (space.sizes[0] + 31) / 32 > 65535) {
+      (space.sizes[1] + 63) / 64 > 65535) {
     return 0;
   }
   std::uint32_t mask = 0;
   for (int k = 0; k < plan.nin; ++k) {
     if ((plan.scalar_mask >> k) & 1u) continue;
     const std::int64_t row_stride = space.strides[k][0], column_stride = space.strides[k][1];
-    if (std::llabs(row_stride) == 1 && std::llabs(column_stride) > 1) mask |= 1u << k;
+    if (std::llabs(row_stride) == 1 && std::llabs(column_stride) > 1 &&
+        __builtin_popcount(mask) < codegen::kMaxTiledInputs) {
+      mask |= 1u << k;
+    }
   }
   return mask;
 }
@@ -112,8 +115,10 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   if (std::uint32_t tiled = loop.tiled2d ? transposed_inputs(space, plan) : 0) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     params[2 * plan.nin + 3] = &tiled;
-    cuda::launch(loop.tiled2d, blocks_for(space.sizes[0], 32), blocks_for(space.sizes[1], 32), 1,
-                 codegen::kCudaBlock, 0, stream, params);
+    const std::size_t shared = static_cast<std::size_t>(__builtin_popcount(tiled)) *
+                               codegen::kTiledSlotBytes;
+    cuda::launch(loop.tiled2d, blocks_for(space.sizes[0], 64), blocks_for(space.sizes[1], 64), 1,
+                 codegen::kCudaBlock, shared, stream, params);
   } else if (space.ndim() == 2 && space.sizes[1] >= kRowsKernelMinColumns) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     const unsigned rows = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));

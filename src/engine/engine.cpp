@@ -118,7 +118,15 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
         made->strided32 = made->module.function("jitvec_strided32");
         made->strided64 = made->module.function("jitvec_strided64");
         made->rows2d = made->module.function("jitvec_rows2d");
-        if (codegen::has_tiled_kernel(spec)) made->tiled2d = made->module.function("jitvec_tiled2d");
+        if (codegen::has_tiled_kernel(spec)) {
+          made->tiled2d = made->module.function("jitvec_tiled2d");
+          // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
+          const int tiled = std::min<int>(codegen::kMaxTiledInputs, static_cast<int>(spec.inputs.size()));
+          cuda::check(cuda::driver().funcSetAttribute(
+                          made->tiled2d, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                          tiled * codegen::kTiledSlotBytes),
+                      "cuFuncSetAttribute");
+        }
         made->vector_shape = codegen::contig_vector_shape(spec);
         made->contig_wave = static_cast<unsigned>(
             cuda::device_info(device).sm_count *
