@@ -31,7 +31,7 @@ namespace jitvec::codegen {
 /// Threads per block of every kernel.
 inline constexpr int kCudaBlock = 256;
 /// Elements each thread of jitvec_rows2d handles along its row.
-inline constexpr int kRowsUnroll = 8;
+inline constexpr int kRowsUnroll = 4;
 /// Elements each thread of jitvec_strided32 handles.
 inline constexpr int kStridedUnroll = 4;
 
