@@ -308,7 +308,27 @@ std::optional<CacheEntry> DiskCache::load(const CacheKey& key) {
     }
   }
   ++misses_;
+  if (detail::log().should_log(spdlog::level::debug)) explain_miss(key);
   return std::nullopt;
+}
+
+void DiskCache::explain_miss(const CacheKey& key) const {
+  std::string_view ufunc;
+  for (const auto& [tag, value] : key.fields()) {
+    if (tag == "ufunc") ufunc = value;
+  }
+  int explained = 0;
+  for (const EntryInfo& entry : list()) {
+    if (ufunc.empty() || entry.field("ufunc") != ufunc || !entry.problem.empty()) continue;
+    detail::log().debug("kernel cache miss for '{}' (key {}): entry {} of the same ufunc differs: {}",
+                        ufunc, key.hex(), entry.key_hex,
+                        describe_difference(entry.key_fields, key.fields()));
+    if (++explained == 3) break;  // the first few say enough
+  }
+  if (explained == 0) {
+    detail::log().debug("kernel cache miss for '{}' (key {}): no entry of this ufunc is cached",
+                        ufunc, key.hex());
+  }
 }
 
 bool DiskCache::ensure_subfolder(const std::filesystem::path& subfolder) {

@@ -138,6 +138,8 @@ class DiskCache {
     bool read_only = false;
   };
 
+  /// Debug log of why `key` missed: how it differs from cached entries of the same ufunc.
+  void explain_miss(const CacheKey& key) const;
   void open_writable_folder();
   void add_read_only_folder(const std::filesystem::path& path);
   const Folder* writable_folder() const;
