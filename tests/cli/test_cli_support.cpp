@@ -177,18 +177,6 @@ CommandOutput run_jitvec(const std::vector<std::string>& args,
   return output;
 }
 
-TempFolder::TempFolder() {
-  std::string pattern = (fs::temp_directory_path() / "jitvec-cli-test-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw std::runtime_error("mkdtemp failed for " + pattern);
-  }
-  path_ = pattern;
-}
-
-TempFolder::~TempFolder() {
-  std::error_code ignored;
-  fs::remove_all(path_, ignored);
-}
 
 std::vector<fs::path> entry_files(const fs::path& folder) {
   std::vector<fs::path> files;

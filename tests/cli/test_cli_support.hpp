@@ -6,6 +6,8 @@
 // tests see the folders they name and nothing from the environment.
 #pragma once
 
+#include "support.hpp"
+
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -26,19 +28,8 @@ struct CommandOutput {
 CommandOutput run_jitvec(const std::vector<std::string>& args,
                          const std::vector<std::string>& environment = {});
 
-/// A fresh, empty folder under the system's temporary folder, removed with everything in it
-/// when the object is destroyed.
-class TempFolder {
- public:
-  TempFolder();
-  ~TempFolder();
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+/// A fresh, empty folder, removed with everything in it at scope exit (tests/support.hpp).
+using TempFolder = jitvec_test::TempDir;
 
 /// The arguments that compile the samples for sm_80 and sm_90 into `cache`.
 std::vector<std::string> compile_samples_args(const std::filesystem::path& cache);
