@@ -56,14 +56,19 @@ inline StreamOption on(Stream s) { return StreamOption{s}; }
 /// Run this call on `t` instead of the ufunc's default target.
 inline TargetOption target(Target t) { return TargetOption{t}; }
 
-/// One argument of a ufunc call, type-erased. Built implicitly by Ufunc::operator().
+/// One argument of a ufunc call, type-erased. Built implicitly by Ufunc::operator(). An Array
+/// (or out=) given as an lvalue is referred to, not copied, so a call copies no shapes: such
+/// an Arg is valid while that Array is, which a call's own arguments always are. One made from
+/// a temporary Array (or OutOption) holds it, as does one made from a std::vector (a 1-d host
+/// Array borrowing the vector's data).
 class Arg {
  public:
   enum class Kind : std::uint8_t { array, scalar, out, stream, target };
 
-  Arg(const Array& a) : kind_(Kind::array), array_(a) {}  // NOLINT: implicit on purpose
+  Arg(const Array& a) : kind_(Kind::array), array_(&a) {}  // NOLINT: implicit on purpose
+  Arg(Array&& a) : kind_(Kind::array), owned_(std::move(a)) {}  // NOLINT
   template <class T>
-  Arg(const std::vector<T>& v) : kind_(Kind::array), array_(from_vector(v)) {}  // NOLINT
+  Arg(const std::vector<T>& v) : kind_(Kind::array), owned_(from_vector(v)) {}  // NOLINT
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   Arg(T value) : kind_(Kind::scalar) {  // NOLINT
     if constexpr (std::is_same_v<T, bool>) {
@@ -86,19 +91,22 @@ class Arg {
       scalar_.u = static_cast<std::uint64_t>(value);
     }
   }
-  Arg(OutOption o) : kind_(Kind::out), array_(std::move(o.array)) {}  // NOLINT
-  Arg(StreamOption s) : kind_(Kind::stream), stream_(s.stream) {}     // NOLINT
-  Arg(TargetOption t) : kind_(Kind::target), target_(t.target) {}     // NOLINT
+  Arg(const OutOption& o) : kind_(Kind::out), array_(&o.array) {}  // NOLINT
+  Arg(OutOption&& o) : kind_(Kind::out), owned_(std::move(o.array)) {}  // NOLINT
+  Arg(StreamOption s) : kind_(Kind::stream), stream_(s.stream) {}  // NOLINT
+  Arg(TargetOption t) : kind_(Kind::target), target_(t.target) {}  // NOLINT
 
   Kind kind() const noexcept { return kind_; }
-  const Array& array() const noexcept { return array_; }
+  /// The array of an array or out= argument.
+  const Array& array() const noexcept { return owned_ ? *owned_ : *array_; }
   const ScalarValue& scalar() const noexcept { return scalar_; }
   Stream stream() const noexcept { return stream_; }
   Target target_value() const noexcept { return target_; }
 
  private:
   Kind kind_;
-  Array array_;
+  const Array* array_ = nullptr;  // the caller's Array (lvalue array and out= arguments)
+  std::optional<Array> owned_;    // a temporary's Array, or a std::vector's borrowing Array
   ScalarValue scalar_;
   Stream stream_;
   Target target_ = Target::cuda;

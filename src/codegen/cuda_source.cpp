@@ -244,6 +244,73 @@ std::string rows_kernel(const LoopSpec& spec) {
       kCudaBlock, kernel_parameters(spec), kRowsUnroll, loads, out_op, element);
 }
 
+// 2-D spaces whose operands all run along the row (column stride 1, rows starting on a vector
+// boundary) or are constant along it (column stride 0: a broadcast column, read once a row):
+// the rows kernel with jitvec_contig_vec's 16-byte loads, VEC * UNROLL elements a thread. Bit
+// k of column_mask marks input k as constant along the row. Each row's last cols % VEC
+// elements are done one a thread by the row's first block.
+std::string rows_vec_kernel(const LoopSpec& spec) {
+  const ContigVectorShape shape = contig_vector_shape(spec);
+  std::string loads;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    loads += fmt::format(
+        "    jitvec_detail::Vec<{0}, VEC> v{1}[UNROLL];\n"
+        "    const {0}* row{1} = in{1} + r * p.strides[{1}][1];\n"
+        "    if ((column_mask >> {1}) & 1u) {{\n"
+        "      const {0} same = *row{1};\n"
+        "#pragma unroll\n"
+        "      for (int u = 0; u < UNROLL; ++u)\n"
+        "#pragma unroll\n"
+        "        for (int e = 0; e < VEC; ++e) v{1}[u].v[e] = same;\n"
+        "    }} else if (!((scalar_mask >> {1}) & 1u)) {{\n"
+        "#pragma unroll\n"
+        "      for (int u = 0; u < UNROLL; ++u)\n"
+        "        if (q0 + u * BLOCK < vectors) v{1}[u] = "
+        "*reinterpret_cast<const jitvec_detail::Vec<{0}, VEC>*>(row{1} + (q0 + u * BLOCK) * VEC);\n"
+        "    }}\n",
+        c_type(spec.inputs[k]), k);
+  }
+  const std::string vector_element =
+      element_expression(spec, [](std::size_t k) { return fmt::format("v{}[u].v[e]", k); });
+  const std::string tail_element = element_expression(spec, [](std::size_t k) {
+    return fmt::format("row{0}[((column_mask >> {0}) & 1u) ? 0 : c]", k);
+  });
+  std::string tail_rows;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    tail_rows += fmt::format("      const {0}* row{1} = in{1} + r * p.strides[{1}][1];\n",
+                             c_type(spec.inputs[k]), k);
+  }
+  const int out_op = spec.operand_count() - 1;
+  const std::string o = c_type(spec.out_storage);
+  return fmt::format(
+      "extern \"C\" __global__ void __launch_bounds__({0}) jitvec_rows2d_vec({1}, "
+      "const jitvec_strided64_params p, const unsigned column_mask) {{\n"
+      "  constexpr int BLOCK = {0}, VEC = {2}, UNROLL = {3};\n"
+      "  const long long cols = p.sizes[0], rows = p.sizes[1], vectors = cols / VEC;\n"
+      "  const long long q0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;\n"
+      "  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {{\n"
+      "{4}"
+      "    {5}* row_out = out + r * p.strides[{6}][1];\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < UNROLL; ++u) {{\n"
+      "      if (q0 + u * BLOCK >= vectors) break;\n"
+      "      jitvec_detail::Vec<{5}, VEC> result;\n"
+      "#pragma unroll\n"
+      "      for (int e = 0; e < VEC; ++e) result.v[e] = {7};\n"
+      "      *reinterpret_cast<jitvec_detail::Vec<{5}, VEC>*>(row_out + (q0 + u * BLOCK) * VEC) = "
+      "result;\n"
+      "    }}\n"
+      "    const long long c = vectors * VEC + threadIdx.x;\n"
+      "    if (blockIdx.x == 0 && c < cols) {{\n"
+      "{8}"
+      "      row_out[c] = {9};\n"
+      "    }}\n"
+      "  }}\n"
+      "}}\n",
+      kCudaBlock, kernel_parameters(spec), shape.vec, shape.unroll, loads, o, out_op,
+      vector_element, tail_rows, tail_element);
+}
+
 }  // namespace
 
 ContigVectorShape contig_vector_shape(const LoopSpec& spec) {
@@ -270,6 +337,7 @@ std::string generate_cuda_source(const UfuncSource& ufunc,
   source += strided_kernel(spec, launch::IndexWidth::bits32);
   source += strided_kernel(spec, launch::IndexWidth::bits64);
   source += rows_kernel(spec);
+  source += rows_vec_kernel(spec);
   if (has_tiled_kernel(spec)) source += tiled_kernel(spec);
   return source;
 }

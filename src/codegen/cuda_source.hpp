@@ -2,7 +2,7 @@
 //
 // generate_cuda_source() writes, for one LoopSpec: a small prelude (fixed-width integer
 // typedefs, an aligned vector type; no #include, to keep NVRTC fast), the helpers and the
-// user's function under #line directives, and four kernels that share one parameter list
+// user's function under #line directives, and the kernels below, which share one parameter list
 // (for each input `const S* __restrict__ in<k>` and `const L s<k>`, the output pointer, and
 // `scalar_mask`: bit k set means input k is the scalar s<k>; see loop_spec.hpp):
 //   jitvec_contig_vec  every operand contiguous and aligned: each thread moves VEC elements per
@@ -13,6 +13,8 @@
 //   jitvec_strided64   64-bit offsets and plain division, one element a thread, for arrays
 //                      past 2^31 elements (kept small: 64-bit division code is slow to compile).
 //   jitvec_rows2d      2-D spaces (broadcast rows/columns): a row per blockIdx.y, no division;
+//   jitvec_rows2d_vec  the same with 16-byte loads, when every operand runs along the row
+//                      from vector-aligned row starts or is constant along it;
 //   jitvec_tiled2d     2-D spaces with a transposed input: 64x64 tiles of it go through
 //                      (dynamic) shared memory so its reads are coalesced too; at most
 //                      kMaxTiledInputs inputs are tiled in one call.

@@ -42,14 +42,14 @@ std::shared_ptr<void> allocate_host(std::size_t bytes) {
   return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
+// Small blocks are recycled per stream (cuda/block_cache.hpp): a steady stream of small
+// temporaries costs no driver call. The deleter frees on the allocation's stream.
 std::shared_ptr<void> allocate_device(std::size_t bytes, int device, Stream stream) {
-  cuda::ContextGuard guard(device);
-  void* p = cuda::alloc_async(device, bytes, stream.handle());
   CUstream_st* s = stream.handle();
-  return std::shared_ptr<void>(p, [device, s](void* q) {
+  void* p = cuda::alloc_recycled(device, bytes, s);
+  return std::shared_ptr<void>(p, [device, bytes, s](void* q) {
     if (!q) return;
-    cuda::ContextGuard guard(device);
-    cuda::free_async(q, s);
+    cuda::free_recycled(device, q, bytes, s);
   });
 }
 

@@ -39,6 +39,28 @@ void keep_freed_pool_memory(const Driver& d, const DeviceInfo& device) {
         "cuMemPoolSetAttribute(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)");
 }
 
+// Makes the default pool map its first memory now, while the context is being made, instead
+// of in the process's first allocation: on the H200 that first cuMemAllocAsync took 8-10 ms,
+// most of the time from a warm disk cache to the first result (bench/NOTES.md, "Start-up").
+// Freed straight back; the pool keeps it (keep_freed_pool_memory). Failures only log: the
+// first real allocation will report them.
+void warm_up_pool(const Driver& d, const DeviceInfo& device, CUcontext context) {
+  if (!device.memory_pools_supported) return;
+  if (d.ctxPushCurrent(context) != CUDA_SUCCESS) return;
+  CUdeviceptr block = 0;
+  constexpr std::size_t kWarmUpBytes = std::size_t{2} << 20;
+  const CUresult allocated = d.memAllocAsync(&block, kWarmUpBytes, nullptr);
+  if (allocated == CUDA_SUCCESS) {
+    d.memFreeAsync(block, nullptr);
+    d.streamSynchronize(nullptr);
+  } else {
+    jitvec::detail::log().debug("warming up the memory pool of CUDA device {}: {}",
+                                device.ordinal, error_text(allocated));
+  }
+  CUcontext popped = nullptr;
+  d.ctxPopCurrent(&popped);
+}
+
 }  // namespace
 
 CUcontext primary_context(int device) {
@@ -49,6 +71,7 @@ CUcontext primary_context(int device) {
     CUcontext context = nullptr;
     check(d.devicePrimaryCtxRetain(&context, info.handle), "cuDevicePrimaryCtxRetain");
     keep_freed_pool_memory(d, info);
+    warm_up_pool(d, info, context);
     slot.context = context;
   });
   return slot.context;

@@ -4,8 +4,8 @@
 // CuPy, PyTorch, cuBLAS...) uses too, so device pointers and streams pass freely between them
 // in one process. A device's primary context is retained the first time it is needed and kept
 // until the process exits; at that first retain the device's default memory pool is told to
-// keep freed memory (release threshold UINT64_MAX), so stream-ordered allocations after the
-// first are cheap.
+// keep freed memory (release threshold UINT64_MAX) and is warmed up with one allocation, so
+// stream-ordered allocations, the process's first included, are cheap.
 //
 // ContextGuard makes a device's primary context current for a scope, disturbing the thread's
 // own choice as little as possible: nothing to do when it is already current (the common case:

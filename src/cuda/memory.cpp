@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "core/log.hpp"
+#include "cuda/block_cache.hpp"
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
@@ -74,7 +75,11 @@ void* alloc_async(int device, std::size_t bytes, CUstream stream) {
   if (bytes == 0) return nullptr;
   ContextGuard guard(device);
   CUdeviceptr address = 0;
-  const CUresult result = driver().memAllocAsync(&address, bytes, stream);
+  CUresult result = driver().memAllocAsync(&address, bytes, stream);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY && block_cache().cached_bytes(device) > 0) {
+    release_recycled(device, nullptr);
+    result = driver().memAllocAsync(&address, bytes, stream);
+  }
   if (result != CUDA_SUCCESS) {
     const DeviceInfo& info = device_info(device);
     throw_error(result, fmt::format("cuMemAllocAsync of {} bytes on CUDA device {} ({}{})", bytes,
@@ -92,6 +97,44 @@ void free_async(void* pointer, CUstream stream) noexcept {
     return in_some_context([&] { return driver().memFreeAsync(device_address(pointer), stream); },
                            [&] { return device_of(pointer); });
   });
+}
+
+void* alloc_recycled(int device, std::size_t bytes, CUstream stream) {
+  if (bytes == 0) return nullptr;
+  const std::size_t block = BlockCache::block_size(bytes);
+  if (block != 0) {
+    if (void* pointer = block_cache().take(device, stream, block)) return pointer;
+  }
+  return alloc_async(device, block != 0 ? block : bytes, stream);
+}
+
+void free_recycled(int device, void* pointer, std::size_t bytes, CUstream stream) noexcept {
+  if (pointer == nullptr) return;
+  const std::size_t block = BlockCache::block_size(bytes);
+  try {
+    if (block != 0 && block_cache().keep(device, stream, pointer, block)) return;
+    ContextGuard guard(device);
+    free_async(pointer, stream);
+  } catch (...) {  // the free list could not grow, or the context could not be made current
+    free_async(pointer, stream);
+  }
+}
+
+void release_recycled(int device, const CUstream* only_stream) noexcept {
+  std::vector<BlockCache::Block> blocks;
+  try {
+    blocks = block_cache().drain(device, only_stream ? std::optional<CUstream>(*only_stream)
+                                                     : std::nullopt);
+  } catch (...) {
+    return;  // nothing was removed
+  }
+  if (blocks.empty()) return;
+  try {
+    ContextGuard guard(device);
+    for (const BlockCache::Block& block : blocks) free_async(block.pointer, block.stream);
+  } catch (...) {
+    for (const BlockCache::Block& block : blocks) free_async(block.pointer, block.stream);
+  }
 }
 
 void copy_host_to_device(void* dst, const void* src, std::size_t bytes, CUstream stream) {

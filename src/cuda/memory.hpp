@@ -24,6 +24,16 @@ void* alloc_async(int device, std::size_t bytes, CUstream stream);
 /// ignored; failures are logged.
 void free_async(void* pointer, CUstream stream) noexcept;
 
+/// Like alloc_async, but a request of up to BlockCache::kMaxBlockBytes is served from the
+/// blocks recycled on `stream` when there is one (no driver call). A pool allocation that runs
+/// out of memory releases the cached blocks of `device` and tries once more.
+void* alloc_recycled(int device, std::size_t bytes, CUstream stream);
+/// Gives back memory from alloc_recycled (the same `bytes` and `stream`): small blocks are
+/// kept for reuse on `stream`, the others are freed with free_async. Never throws.
+void free_recycled(int device, void* pointer, std::size_t bytes, CUstream stream) noexcept;
+/// Frees the recycled blocks of `device` (all streams, or only `stream`'s) to the pool.
+void release_recycled(int device, const CUstream* only_stream) noexcept;
+
 void copy_host_to_device(void* dst, const void* src, std::size_t bytes, CUstream stream);
 void copy_device_to_host(void* dst, const void* src, std::size_t bytes, CUstream stream);
 void copy_device_to_device(void* dst, const void* src, std::size_t bytes, CUstream stream);

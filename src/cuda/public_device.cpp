@@ -19,4 +19,15 @@ void synchronize(Stream stream, int device) {
   cuda::synchronize(stream.handle());
 }
 
+void release_cached_memory() noexcept {
+  const int devices = cuda_device_count();
+  for (int device = 0; device < devices; ++device) cuda::release_recycled(device, nullptr);
+}
+
+void release_cached_memory(Stream stream, int device) noexcept {
+  if (device < 0 || device >= cuda_device_count()) return;
+  CUstream handle = stream.handle();
+  cuda::release_recycled(device, &handle);
+}
+
 }  // namespace jitvec

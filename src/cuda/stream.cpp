@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 #include "cuda/context.hpp"
 #include "cuda/driver.hpp"
+#include "cuda/memory.hpp"
 #include "jitvec/errors.hpp"
 
 namespace jitvec::cuda {
@@ -56,6 +57,7 @@ OwnedStream::~OwnedStream() { destroy(); }
 void OwnedStream::destroy() noexcept {
   if (stream_ == nullptr) return;
   const CUstream stream = std::exchange(stream_, nullptr);
+  release_recycled(device_, &stream);  // blocks kept for this stream go back before it dies
   destroy_quietly("cuStreamDestroy", device_, [&] { return driver().streamDestroy(stream); });
 }
 

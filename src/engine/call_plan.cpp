@@ -38,8 +38,7 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
                         std::size_t count) {
   CallPlan plan;
   std::optional<Target> target;
-  std::vector<CallInput> typed;
-  typed.reserve(count);
+  std::array<CallInput, launch::kMaxOperands> typed{};
   for (std::size_t i = 0; i < count; ++i) {
     const Arg& arg = args[i];
     switch (arg.kind()) {
@@ -51,8 +50,9 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
         }
         const bool scalar = arg.kind() == Arg::Kind::scalar;
         plan.inputs[plan.nin] = scalar ? nullptr : &arg.array();
-        typed.push_back(CallInput{scalar, scalar ? arg.scalar().type : arg.array().dtype(),
-                                  scalar ? &arg.scalar() : nullptr});
+        typed[static_cast<std::size_t>(plan.nin)] =
+            CallInput{scalar, scalar ? arg.scalar().type : arg.array().dtype(),
+                      scalar ? &arg.scalar() : nullptr};
         plan.nin++;
         break;
       }
@@ -66,7 +66,8 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   }
   plan.target = target ? *target : ufunc.target ? *ufunc.target : default_target;
 
-  plan.signature_index = resolve_loop(ufunc.name, ufunc.signatures, typed);
+  plan.signature_index =
+      resolve_loop(ufunc.name, ufunc.signatures, typed.data(), static_cast<std::size_t>(plan.nin));
   const Signature& loop = ufunc.signatures[plan.signature_index];
   plan.spec.loop = loop;
   plan.spec.inputs.resize(plan.nin);
@@ -81,11 +82,12 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   }
   plan.spec.out_storage = plan.out ? plan.out->dtype() : loop.result;
 
-  std::vector<launch::NamedShape> shapes;
+  std::array<launch::NamedShape, launch::kMaxOperands> shapes{};
+  std::size_t arrays = 0;
   for (int k = 0; k < plan.nin; ++k) {
-    if (plan.inputs[k]) shapes.push_back(launch::NamedShape{&plan.inputs[k]->shape(), k + 1});
+    if (plan.inputs[k]) shapes[arrays++] = launch::NamedShape{&plan.inputs[k]->shape(), k + 1};
   }
-  plan.shape = shapes.empty() ? Shape{} : launch::broadcast_shapes(shapes);
+  plan.shape = arrays == 0 ? Shape{} : launch::broadcast_shapes(shapes.data(), arrays);
   plan.numel = 1;
   for (std::int64_t s : plan.shape) plan.numel *= s;
   if (plan.out) check_out(ufunc, plan, *plan.out);

@@ -56,6 +56,30 @@ std::uint32_t transposed_inputs(const launch::IterationSpace& space, const CallP
   return mask;
 }
 
+// Whether jitvec_rows2d_vec serves a 2-D space (sizes and strides outermost first: [0] is the
+// row, [1] the column): every array operand either runs along the row (column stride 1) with
+// each row starting on a vector boundary, or is constant along it (column stride 0; its bit is
+// set in `column_mask`); the output runs along the row.
+bool rows_vectorizable(const launch::IterationSpace& space, const CallPlan& plan,
+                       void* const* pointers, const void* out, int vec, std::uint32_t& column_mask) {
+  column_mask = 0;
+  auto runs_along_row = [&](int op, const void* pointer, DType dtype) {
+    const std::size_t vector_bytes = static_cast<std::size_t>(vec) * dtype_size(dtype);
+    return space.strides[op][1] == 1 && space.strides[op][0] % vec == 0 &&
+           reinterpret_cast<std::uintptr_t>(pointer) % vector_bytes == 0;
+  };
+  if (!runs_along_row(plan.nin, out, plan.spec.out_storage)) return false;
+  for (int k = 0; k < plan.nin; ++k) {
+    if ((plan.scalar_mask >> k) & 1u) continue;
+    if (space.strides[k][1] == 0) {
+      column_mask |= 1u << k;
+    } else if (!runs_along_row(k, pointers[k], plan.spec.inputs[k])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* inputs,
@@ -119,6 +143,18 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
                                codegen::kTiledSlotBytes;
     cuda::launch(loop.tiled2d, blocks_for(space.sizes[0], 64), blocks_for(space.sizes[1], 64), 1,
                  codegen::kCudaBlock, shared, stream, params);
+  } else if (std::uint32_t column_mask = 0;
+             space.ndim() == 2 && space.sizes[1] >= kRowsKernelMinColumns &&
+             rows_vectorizable(space, plan, pointers, out_pointer, loop.vector_shape.vec,
+                               column_mask)) {
+    launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
+    params[2 * plan.nin + 3] = &column_mask;
+    const codegen::ContigVectorShape vs = loop.vector_shape;
+    const std::int64_t vectors = space.sizes[1] / vs.vec;  // space: rows, then columns
+    const unsigned rows = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));
+    cuda::launch(loop.rows2d_vec,
+                 std::max(1u, blocks_for(vectors, codegen::kCudaBlock * vs.unroll)), rows, 1,
+                 codegen::kCudaBlock, 0, stream, params);
   } else if (space.ndim() == 2 && space.sizes[1] >= kRowsKernelMinColumns) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     const unsigned rows = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));

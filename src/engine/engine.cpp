@@ -118,6 +118,7 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
         made->strided32 = made->module.function("jitvec_strided32");
         made->strided64 = made->module.function("jitvec_strided64");
         made->rows2d = made->module.function("jitvec_rows2d");
+        made->rows2d_vec = made->module.function("jitvec_rows2d_vec");
         if (codegen::has_tiled_kernel(spec)) {
           made->tiled2d = made->module.function("jitvec_tiled2d");
           // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.

@@ -42,6 +42,7 @@ struct CudaLoop {
   CUfunction strided32 = nullptr;
   CUfunction strided64 = nullptr;
   CUfunction rows2d = nullptr;
+  CUfunction rows2d_vec = nullptr;
   CUfunction tiled2d = nullptr;  // null when the spec's tiles would not fit shared memory
   codegen::ContigVectorShape vector_shape{1, 1};
   /// Blocks of jitvec_contig that fill the device once (its grid-stride loop does the rest).

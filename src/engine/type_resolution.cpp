@@ -63,7 +63,17 @@ template <class T> T scalar_as(const ScalarValue& s) {
   return T{};
 }
 
-std::string describe_inputs(const std::vector<CallInput>& inputs) {
+// The inputs as a range (size(), [], iteration), without copying them.
+struct CallInputs {
+  const CallInput* data_;
+  std::size_t size_;
+  std::size_t size() const { return size_; }
+  const CallInput& operator[](std::size_t i) const { return data_[i]; }
+  const CallInput* begin() const { return data_; }
+  const CallInput* end() const { return data_ + size_; }
+};
+
+std::string describe_inputs(const CallInputs& inputs) {
   std::string s;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (k) s += ", ";
@@ -134,7 +144,8 @@ void convert_scalar(const ScalarValue& s, DType to, ScalarSlot& slot) {
 }
 
 std::size_t resolve_loop(const std::string& ufunc_name, const std::vector<Signature>& signatures,
-                         const std::vector<CallInput>& inputs) {
+                         const CallInput* input_array, std::size_t count) {
+  const CallInputs inputs{input_array, count};
   const std::size_t nin = signatures.front().args.size();
   if (inputs.size() != nin) {
     throw ArgumentError(fmt::format("ufunc '{}' takes {} input{}, but {} {} given", ufunc_name, nin,

@@ -32,7 +32,12 @@ struct CallInput {
 /// Index into `signatures` of the loop for these inputs; throws ArgumentError explaining why
 /// none fits (the inputs' dtypes and every signature).
 std::size_t resolve_loop(const std::string& ufunc_name, const std::vector<Signature>& signatures,
-                         const std::vector<CallInput>& inputs);
+                         const CallInput* inputs, std::size_t count);
+inline std::size_t resolve_loop(const std::string& ufunc_name,
+                                const std::vector<Signature>& signatures,
+                                const std::vector<CallInput>& inputs) {
+  return resolve_loop(ufunc_name, signatures, inputs.data(), inputs.size());
+}
 
 /// Whether the scalar's value survives conversion to `to` (see the header comment).
 bool scalar_fits(const ScalarValue& value, DType to);

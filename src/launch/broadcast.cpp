@@ -6,7 +6,13 @@
 
 namespace jitvec::launch {
 
-Shape broadcast_shapes(const std::vector<NamedShape>& shapes) {
+Shape broadcast_shapes(const NamedShape* shape_array, std::size_t count) {
+  struct {
+    const NamedShape* first;
+    const NamedShape* last;
+    const NamedShape* begin() const { return first; }
+    const NamedShape* end() const { return last; }
+  } const shapes{shape_array, shape_array + count};
   std::size_t ndim = 0;
   for (const NamedShape& s : shapes) ndim = std::max(ndim, s.shape->size());
   Shape result(ndim, 1);

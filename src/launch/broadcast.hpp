@@ -19,7 +19,10 @@ struct NamedShape {
   int argument;
 };
 
-Shape broadcast_shapes(const std::vector<NamedShape>& shapes);
+Shape broadcast_shapes(const NamedShape* shapes, std::size_t count);
+inline Shape broadcast_shapes(const std::vector<NamedShape>& shapes) {
+  return broadcast_shapes(shapes.data(), shapes.size());
+}
 
 /// `strides` of an array of `shape`, seen in the broadcast shape `to` (which shape broadcasts
 /// to; checked by broadcast_shapes beforehand).

@@ -97,6 +97,49 @@ TEST_CASE("calls run on the stream they are given", "[gpu][stream]") {
   CHECK(worst < 2e-6);
 }
 
+TEST_CASE("small output blocks are recycled on their own stream only, and results stay intact",
+          "[gpu][memory]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  Engine& engine = shared_engine();
+  define_test_ufuncs(engine);
+  Ufunc add = engine.ufunc("add");
+  cuda::OwnedStream s1(0), s2(0);
+  std::vector<float> x(1000);
+  for (auto& v : x) v = std::uniform_real_distribution<float>(-3, 3)(rng());
+  const Array dx = to_device(x, {}, 0, s1.get());
+
+  Array first = add(dx, 1.0f, on(s1.get()));
+  const void* block = first.data();
+  first = Array();  // its block goes to s1's free list
+  Array again = add(dx, 2.0f, on(s1.get()));
+  CHECK(again.data() == block);  // reused on the same stream
+  const void* again_block = again.data();
+  again = Array();
+  Array other = add(dx, 3.0f, on(s2.get()));
+  CHECK(other.data() != again_block);  // never handed to another stream
+
+  // Results kept alive while others are dropped and their blocks reused: each must hold its own
+  // values (an output written into a block still in use would show here).
+  std::vector<Array> kept;
+  for (int i = 0; i < 64; ++i) {
+    Array y = add(dx, static_cast<float>(i), on(s1.get()));
+    if (i % 2 == 0) kept.push_back(y);
+  }
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const std::vector<float> host = kept[k].to_vector<float>(s1.get());
+    std::int64_t bad = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      bad += host[i] != static_cast<float>(static_cast<double>(x[i]) + 2.0 * static_cast<double>(k));
+    }
+    CHECK(bad == 0);
+  }
+  kept.clear();
+  other = Array();
+  release_cached_memory(s1.get());
+  release_cached_memory(s2.get());
+  release_cached_memory();
+}
+
 TEST_CASE("GPU and CPU targets agree", "[gpu][compare]") {
   if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
   Engine& engine = shared_engine();

@@ -152,6 +152,25 @@ std::vector<Case> make_cases() {
                         array_input(TestArray::random(DType::float32, {300}, -9, 9)),
                         scalar_input(0.125)},
                        std::nullopt, ref_mix, DType::float64, {3, 300}});
+  // 2-D rows of >= 256 columns: on the GPU, vector loads along the row when every operand runs
+  // along it from aligned row starts or is constant along it (jitvec_rows2d_vec), else rows2d.
+  cases.push_back(Case{"row broadcast (40, 1024) + (1024,)", "add",
+                       {array_input(TestArray::random(DType::float32, {40, 1024}, -9, 9)),
+                        array_input(TestArray::random(DType::float32, {1024}, -9, 9))},
+                       std::nullopt, ref_add, DType::float32, {40, 1024}});
+  cases.push_back(Case{"column broadcast (40, 1) + (40, 520) int16", "add",
+                       {array_input(TestArray::random(DType::int16, {40, 1}, -999, 999)),
+                        array_input(TestArray::random(DType::int16, {40, 520}, -999, 999))},
+                       std::nullopt, ref_add, DType::int16, {40, 520}});
+  cases.push_back(Case{"rows with a ragged tail: (24, 514) views of (24, 520), out= poisoned", "gauss",
+                       {array_input(TestArray::random_view(DType::float32, 24 * 520, 0, {24, 514}, {520, 1}, -3, 3)),
+                        scalar_input(0.5f), scalar_input(1.25f)},
+                       TestArray::poisoned_view(DType::float32, 24 * 520, 0, {24, 514}, {520, 1}),
+                       ref_gauss, DType::float32, {24, 514}});
+  cases.push_back(Case{"rows starting off a vector boundary: (24, 514) view at element 1", "add",
+                       {array_input(TestArray::random_view(DType::float32, 24 * 520 + 1, 1, {24, 514}, {520, 1}, -9, 9)),
+                        array_input(TestArray::random(DType::float32, {514}, -9, 9))},
+                       std::nullopt, ref_add, DType::float32, {24, 514}});
   cases.push_back(Case{"weak scalar 15.0 into int16 (seed's zero_suppress)", "zero_suppress",
                        {array_input(TestArray::random(DType::int16, {10000}, -40, 40)),
                         scalar_input(15.0)},
@@ -203,7 +222,6 @@ void run_case(Case& c, Target target, Where where) {
                 << ", seed " << rng_seed());
 
   std::vector<Arg> args;
-  std::vector<Array> keep;  // Arg holds a copy; views must outlive nothing else
   for (Input& in : c.inputs) {
     if (in.array) {
       args.emplace_back(where == Where::device ? in.array->device_view() : in.array->host_view());
