@@ -4,18 +4,20 @@
 # including the GPU-tagged ones, the samples on cuda (and against the CPU), the precompiled
 # cache check, and the benchmarks against the hardware ceilings and the peers (Numba, CuPy).
 # Prints a short table last. Outputs (logs, JSON, RESULTS.md, the chart) go to $OUT.
-#   usage: bash scripts/gpu_check.sh [--no-bench] [--no-tests] [--no-peers] [--gpu-only]
-#   (--gpu-only: the GPU-tagged tests and the C++ GPU benchmark, nothing else)
+#   usage: bash scripts/gpu_check.sh [--no-bench] [--no-tests] [--no-peers] [--gpu-only] [--probes]
+#   (--gpu-only: the GPU-tagged tests and the C++ GPU benchmark, nothing else;
+#    --probes: also bench/probes/kernel_probes.cu, the hand-written kernels of bench/NOTES.md)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/jitvec-gpu}
 LOGS=/tmp/jitvec-gpu-logs
 mkdir -p "$OUT" "$LOGS"
-run_bench=1 run_tests=1 run_peers=1 gpu_only=0
+run_bench=1 run_tests=1 run_peers=1 gpu_only=0 run_probes=0
 for a in "$@"; do
   case $a in
     --no-bench) run_bench=0 ;; --no-tests) run_tests=0 ;; --no-peers) run_peers=0 ;;
     --gpu-only) gpu_only=1; run_peers=0 ;;
+    --probes) run_probes=1 ;;
   esac
 done
 declare -A status
@@ -54,6 +56,11 @@ rm -rf kernels_cache/?? && step precompile $B/jitvec compile samples/gaussian_pd
 step precompiled_run env JITVEC_CACHE_DIR="/tmp/jitvec-empty-cache" JITVEC_CACHE_PATH="$PWD/kernels_cache" \
   bash -c "for s in gaussian_pdf polar_distance zero_suppress; do $B/samples/\$s --target cuda || exit 1; done"
 
+fi
+
+if [ $run_probes = 1 ]; then
+  step probes bash -c "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) -O3 -arch=sm_90 -std=c++17 -o $B/kernel_probes bench/probes/kernel_probes.cu \
+    && $B/kernel_probes"
 fi
 
 if [ $run_bench = 1 ]; then
