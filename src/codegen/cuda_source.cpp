@@ -37,27 +37,31 @@ std::string kernel_parameters(const LoopSpec& spec) {
   return params;
 }
 
-std::string contig_vec_kernel(const LoopSpec& spec) {
+// `known_scalars`: see specialized_scalar_masks(); without it, scalar_mask is read at run time.
+std::string contig_vec_kernel(const LoopSpec& spec, std::optional<std::uint32_t> known_scalars) {
   const ContigVectorShape shape = contig_vector_shape(spec);
   std::string loads;
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    if (known_scalars && ((*known_scalars >> k) & 1u)) continue;
+    const std::string guard =
+        known_scalars ? "true" : fmt::format("!((scalar_mask >> {}) & 1u)", k);
     loads += fmt::format(
         "    jitvec_detail::Vec<{0}, VEC> v{1}[UNROLL];\n"
-        "    if (!((scalar_mask >> {1}) & 1u)) {{\n"
+        "    if ({2}) {{\n"
         "#pragma unroll\n"
         "      for (int u = 0; u < UNROLL; ++u)\n"
         "        v{1}[u] = *reinterpret_cast<const jitvec_detail::Vec<{0}, VEC>*>(in{1} + base + "
         "(static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);\n"
         "    }}\n",
-        c_type(spec.inputs[k]), k);
+        c_type(spec.inputs[k]), k, guard);
   }
-  const std::string vector_element =
-      element_expression(spec, [](std::size_t k) { return fmt::format("v{}[u].v[e]", k); });
-  const std::string scalar_element =
-      element_expression(spec, [](std::size_t k) { return fmt::format("in{}[i]", k); });
+  const std::string vector_element = element_expression(
+      spec, [](std::size_t k) { return fmt::format("v{}[u].v[e]", k); }, known_scalars);
+  const std::string scalar_element = element_expression(
+      spec, [](std::size_t k) { return fmt::format("in{}[i]", k); }, known_scalars);
   const std::string o = c_type(spec.out_storage);
   return fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__({0}) jitvec_contig_vec({1}, long long n) "
+      "extern \"C\" __global__ void __launch_bounds__({0}) {8}({1}, long long n) "
       "{{\n"
       "  constexpr int BLOCK = {0}, VEC = {2}, UNROLL = {3};\n"
       "  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;\n"
@@ -77,7 +81,7 @@ std::string contig_vec_kernel(const LoopSpec& spec) {
       "  }}\n"
       "}}\n",
       kCudaBlock, kernel_parameters(spec), shape.vec, shape.unroll, loads, o, vector_element,
-      scalar_element);
+      scalar_element, contig_vec_kernel_name(known_scalars));
 }
 
 std::string contig_kernel(const LoopSpec& spec) {
@@ -158,54 +162,79 @@ std::string strided_kernel(const LoopSpec& spec, launch::IndexWidth width) {
 // each block moves a 64x64 tile of such inputs through shared memory, reading them along their
 // own fast dimension (256-byte runs), so every global access is coalesced; 16 elements a
 // thread keep enough loads in flight. Other operands are read and written directly. Bit k of
-// tiled_mask says input k goes through shared memory; its tile is slot popc(mask below k) of
-// the dynamic shared memory (kTiledSlotBytes each). The block is the 64-bit strided one:
-// sizes[0] = columns (inner), sizes[1] = rows. blockIdx.x walks the row tiles, so blocks
-// running together read neighbouring stretches of the transposed input.
-std::string tiled_kernel(const LoopSpec& spec) {
-  std::string tiles, loads;
-  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
-    const std::string t = c_type(spec.inputs[k]);
-    tiles += fmt::format(
-        "  {0} (*tile{1})[65] = reinterpret_cast<{0} (*)[65]>(jitvec_tiles + "
-        "__popc(tiled_mask & ((1u << {1}) - 1u)) * {2});\n",
-        t, k, kTiledSlotBytes);
-    loads += fmt::format(
-        "  if ((tiled_mask >> {0}) & 1u) {{\n"
-        "#pragma unroll\n"
-        "    for (int j = 0; j < 16; ++j) {{\n"
-        "      const long long c = c0 + ty + 4 * j, r = r0 + tx;\n"
-        "      if (r < rows && c < cols) tile{0}[ty + 4 * j][tx] = "
-        "in{0}[r * p.strides[{0}][1] + c * p.strides[{0}][0]];\n"
-        "    }}\n"
-        "  }}\n",
-        k);
+// tiled_mask says input k goes through shared memory; the tiles of the tiled inputs follow one
+// another in the dynamic shared memory, each 64 x 65 elements of its own type. The block is
+// the 64-bit strided one: sizes[0] = columns (inner), sizes[1] = rows. blockIdx.x walks the row
+// tiles, so blocks running together read neighbouring stretches of the transposed input. Each
+// thread steps one pointer per operand by a fixed stride instead of recomputing 64-bit offsets.
+// With `known_scalars` and a single array input, that input is the tiled one.
+std::string tiled_kernel(const LoopSpec& spec, std::optional<std::uint32_t> known_scalars) {
+  const int nin = static_cast<int>(spec.inputs.size());
+  int arrays = 0, only_array = -1;
+  for (int k = 0; k < nin; ++k) {
+    if (!(known_scalars && ((*known_scalars >> k) & 1u))) {
+      ++arrays;
+      only_array = k;
+    }
   }
-  const std::string element = element_expression(spec, [](std::size_t k) {
-    return fmt::format(
-        "(((tiled_mask >> {0}) & 1u) ? tile{0}[tx][ty + 4 * j] : "
-        "in{0}[r * p.strides[{0}][1] + c * p.strides[{0}][0]])",
-        k);
-  });
+  auto is_scalar = [&](int k) { return known_scalars && ((*known_scalars >> k) & 1u); };
+  auto tiled_test = [&](int k) -> std::string {
+    if (known_scalars && arrays == 1) return k == only_array ? "true" : "false";
+    return fmt::format("((tiled_mask >> {}) & 1u)", k);
+  };
+  std::string loads, direct;
+  for (int k = 0; k < nin; ++k) {
+    if (is_scalar(k)) continue;
+    const std::string t = c_type(spec.inputs[k]);
+    const std::string array_guard =
+        known_scalars ? "" : fmt::format(" && !((scalar_mask >> {}) & 1u)", k);
+    loads += fmt::format(
+        "  {0} (*tile{1})[65] = reinterpret_cast<{0} (*)[65]>(jitvec_tiles + slot);\n"
+        "  if ({2}{3}) {{\n"
+        "    slot += 64 * 65 * sizeof({0});\n"
+        "    const {0}* src = in{1} + (r0 + tx) * p.strides[{1}][1] + (c0 + ty) * p.strides[{1}][0];\n"
+        "    const long long step = 4 * p.strides[{1}][0];\n"
+        "#pragma unroll\n"
+        "    for (int j = 0; j < 16; ++j)\n"
+        "      if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile{1}[ty + 4 * j][tx] = src[j * step];\n"
+        "  }}\n",
+        t, k, tiled_test(k), array_guard);
+    direct += fmt::format(
+        "  const {0}* direct{1} = in{1} + r * p.strides[{1}][1] + c * p.strides[{1}][0];\n"
+        "  const long long direct_step{1} = 4 * p.strides[{1}][1];\n",
+        t, k);
+  }
+  const std::string element = element_expression(
+      spec,
+      [&](std::size_t k) {
+        const std::string test = tiled_test(static_cast<int>(k));
+        if (test == "true") return fmt::format("tile{}[tx][ty + 4 * j]", k);
+        if (test == "false") return fmt::format("direct{0}[j * direct_step{0}]", k);
+        return fmt::format("({1} ? tile{0}[tx][ty + 4 * j] : direct{0}[j * direct_step{0}])", k,
+                           test);
+      },
+      known_scalars);
   const int out_op = spec.operand_count() - 1;
   return fmt::format(
-      "extern \"C\" __global__ void __launch_bounds__(256) jitvec_tiled2d({0}, "
+      "extern \"C\" __global__ void __launch_bounds__(256) {5}({0}, "
       "const jitvec_strided64_params p, const unsigned tiled_mask) {{\n"
       "  extern __shared__ __align__(16) unsigned char jitvec_tiles[];\n"
-      "{1}"
       "  const long long cols = p.sizes[0], rows = p.sizes[1];\n"
       "  const long long r0 = static_cast<long long>(blockIdx.x) * 64;\n"
       "  const long long c0 = static_cast<long long>(blockIdx.y) * 64;\n"
       "  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;\n"
-      "{2}"
+      "  unsigned slot = 0;\n"
+      "{1}"
       "  __syncthreads();\n"
+      "  const long long r = r0 + ty, c = c0 + tx;\n"
+      "{2}"
+      "  auto* dst = out + r * p.strides[{3}][1] + c * p.strides[{3}][0];\n"
+      "  const long long out_step = 4 * p.strides[{3}][1];\n"
       "#pragma unroll\n"
-      "  for (int j = 0; j < 16; ++j) {{\n"
-      "    const long long r = r0 + ty + 4 * j, c = c0 + tx;\n"
-      "    if (r < rows && c < cols) out[r * p.strides[{3}][1] + c * p.strides[{3}][0]] = {4};\n"
-      "  }}\n"
+      "  for (int j = 0; j < 16; ++j)\n"
+      "    if (r + 4 * j < rows && c < cols) dst[j * out_step] = {4};\n"
       "}}\n",
-      kernel_parameters(spec), tiles, loads, out_op, element);
+      kernel_parameters(spec), loads, direct, out_op, element, tiled_kernel_name(known_scalars));
 }
 
 // 2-D spaces without a transposed input (broadcast rows or columns, row-padded arrays): one
@@ -313,6 +342,32 @@ std::string rows_vec_kernel(const LoopSpec& spec) {
 
 }  // namespace
 
+std::vector<std::uint32_t> specialized_scalar_masks(const LoopSpec& spec) {
+  const auto nin = static_cast<std::uint32_t>(spec.inputs.size());
+  if (nin == 0) return {};
+  std::vector<std::uint32_t> masks{0};
+  if (nin >= 2) masks.push_back(((1u << nin) - 1u) & ~1u);
+  return masks;
+}
+
+std::string contig_vec_kernel_name(std::optional<std::uint32_t> known_scalars) {
+  return known_scalars ? fmt::format("jitvec_contig_vec_s{}", *known_scalars)
+                       : std::string("jitvec_contig_vec");
+}
+
+std::string tiled_kernel_name(std::optional<std::uint32_t> known_scalars) {
+  return known_scalars ? fmt::format("jitvec_tiled2d_s{}", *known_scalars)
+                       : std::string("jitvec_tiled2d");
+}
+
+std::size_t tiled_shared_bytes(const LoopSpec& spec, std::uint32_t tiled_mask) {
+  std::size_t bytes = 0;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    if ((tiled_mask >> k) & 1u) bytes += 64 * 65 * dtype_size(spec.inputs[k]);
+  }
+  return bytes;
+}
+
 ContigVectorShape contig_vector_shape(const LoopSpec& spec) {
   std::size_t widest = dtype_size(spec.out_storage);
   for (DType in : spec.inputs) widest = std::max(widest, dtype_size(in));
@@ -332,13 +387,17 @@ std::string generate_cuda_source(const UfuncSource& ufunc,
   source += "namespace jitvec_detail {\n";
   source += apply_function(ufunc, spec, "__device__ __forceinline__");
   source += "}  // namespace jitvec_detail\nusing jitvec_detail::jitvec_apply;\n";
-  source += contig_vec_kernel(spec);
+  source += contig_vec_kernel(spec, std::nullopt);
+  for (std::uint32_t mask : specialized_scalar_masks(spec)) source += contig_vec_kernel(spec, mask);
   source += contig_kernel(spec);
   source += strided_kernel(spec, launch::IndexWidth::bits32);
   source += strided_kernel(spec, launch::IndexWidth::bits64);
   source += rows_kernel(spec);
   source += rows_vec_kernel(spec);
-  if (has_tiled_kernel(spec)) source += tiled_kernel(spec);
+  if (has_tiled_kernel(spec)) {
+    source += tiled_kernel(spec, std::nullopt);
+    for (std::uint32_t mask : specialized_scalar_masks(spec)) source += tiled_kernel(spec, mask);
+  }
   return source;
 }
 

@@ -12,6 +12,8 @@
 //     the loop's type; the result is cast to the output's storage type.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,9 +36,12 @@ std::string user_code(const UfuncSource& ufunc, const std::vector<const HelperSo
 std::string apply_function(const UfuncSource& ufunc, const LoopSpec& spec, const char* qualifiers);
 
 /// The expression computing the output element, converted to the output's storage type, where
-/// `array_value(k)` is the text of input k's array element (in its storage type).
+/// `array_value(k)` is the text of input k's array element (in its storage type). With
+/// `known_scalars`, which inputs are scalars is fixed when the code is generated (bit k: input
+/// k is s<k>) instead of read from `scalar_mask` for each element.
 template <class ArrayValue>
-std::string element_expression(const LoopSpec& spec, ArrayValue array_value);
+std::string element_expression(const LoopSpec& spec, ArrayValue array_value,
+                               std::optional<std::uint32_t> known_scalars = std::nullopt);
 
 /// C type names.
 std::string c_type(DType t);
@@ -46,16 +51,23 @@ inline constexpr const char* kLoopLineMarker = "#line 1 \"jitvec-generated-loop\
 
 // ---- template definitions ----
 template <class ArrayValue>
-std::string element_expression(const LoopSpec& spec, ArrayValue array_value) {
+std::string element_expression(const LoopSpec& spec, ArrayValue array_value,
+                               std::optional<std::uint32_t> known_scalars) {
   std::string call = "jitvec_apply(";
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
     if (k) call += ", ";
+    const std::string scalar = "s" + std::to_string(k);
+    if (known_scalars && ((*known_scalars >> k) & 1u)) {
+      call += scalar;
+      continue;
+    }
     const std::string loaded = array_value(k);
     const std::string value = spec.inputs[k] == spec.loop.args[k]
                                   ? loaded
                                   : "static_cast<" + c_type(spec.loop.args[k]) + ">(" + loaded + ")";
-    call += "((scalar_mask >> " + std::to_string(k) + ") & 1u ? s" + std::to_string(k) + " : " +
-            value + ")";
+    call += known_scalars ? value
+                          : "((scalar_mask >> " + std::to_string(k) + ") & 1u ? " + scalar +
+                                " : " + value + ")";
   }
   call += ")";
   if (spec.out_storage == spec.loop.result) return call;

@@ -103,8 +103,9 @@ void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* 
     }
   }
   if (aligned) {
-    cuda::launch(loop.contig_vec, blocks_for(n, vs.elements_per_block()), 1, 1, codegen::kCudaBlock,
-                 0, stream, params);
+    const CudaLoop::Specialized* fixed = loop.specialized_for(plan.scalar_mask);
+    cuda::launch(fixed ? fixed->contig_vec : loop.contig_vec, blocks_for(n, vs.elements_per_block()),
+                 1, 1, codegen::kCudaBlock, 0, stream, params);
   } else {
     const unsigned grid = std::min<unsigned>(blocks_for(n, codegen::kCudaBlock), loop.contig_wave);
     cuda::launch(loop.contig, grid, 1, 1, codegen::kCudaBlock, 0, stream, params);
@@ -139,10 +140,10 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   if (std::uint32_t tiled = loop.tiled2d ? transposed_inputs(space, plan) : 0) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     params[2 * plan.nin + 3] = &tiled;
-    const std::size_t shared = static_cast<std::size_t>(__builtin_popcount(tiled)) *
-                               codegen::kTiledSlotBytes;
-    cuda::launch(loop.tiled2d, blocks_for(space.sizes[0], 64), blocks_for(space.sizes[1], 64), 1,
-                 codegen::kCudaBlock, shared, stream, params);
+    const CudaLoop::Specialized* fixed = loop.specialized_for(plan.scalar_mask);
+    cuda::launch(fixed ? fixed->tiled2d : loop.tiled2d, blocks_for(space.sizes[0], 64),
+                 blocks_for(space.sizes[1], 64), 1, codegen::kCudaBlock,
+                 codegen::tiled_shared_bytes(plan.spec, tiled), stream, params);
   } else if (std::uint32_t column_mask = 0;
              space.ndim() == 2 && space.sizes[1] >= kRowsKernelMinColumns &&
              rows_vectorizable(space, plan, pointers, out_pointer, loop.vector_shape.vec,

@@ -119,14 +119,27 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
         made->strided64 = made->module.function("jitvec_strided64");
         made->rows2d = made->module.function("jitvec_rows2d");
         made->rows2d_vec = made->module.function("jitvec_rows2d_vec");
-        if (codegen::has_tiled_kernel(spec)) {
-          made->tiled2d = made->module.function("jitvec_tiled2d");
-          // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
-          const int tiled = std::min<int>(codegen::kMaxTiledInputs, static_cast<int>(spec.inputs.size()));
+        // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
+        const int tiled = std::min<int>(codegen::kMaxTiledInputs, static_cast<int>(spec.inputs.size()));
+        auto allow_tiles = [&](CUfunction kernel) {
           cuda::check(cuda::driver().funcSetAttribute(
-                          made->tiled2d, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                          kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                           tiled * codegen::kTiledSlotBytes),
                       "cuFuncSetAttribute");
+        };
+        if (codegen::has_tiled_kernel(spec)) {
+          made->tiled2d = made->module.function("jitvec_tiled2d");
+          allow_tiles(made->tiled2d);
+        }
+        for (std::uint32_t mask : codegen::specialized_scalar_masks(spec)) {
+          engine::CudaLoop::Specialized kernels;
+          kernels.scalar_mask = mask;
+          kernels.contig_vec = made->module.function(codegen::contig_vec_kernel_name(mask).c_str());
+          if (codegen::has_tiled_kernel(spec)) {
+            kernels.tiled2d = made->module.function(codegen::tiled_kernel_name(mask).c_str());
+            allow_tiles(kernels.tiled2d);
+          }
+          made->specialized.push_back(kernels);
         }
         made->vector_shape = codegen::contig_vector_shape(spec);
         made->contig_wave = static_cast<unsigned>(

@@ -44,6 +44,21 @@ struct CudaLoop {
   CUfunction rows2d = nullptr;
   CUfunction rows2d_vec = nullptr;
   CUfunction tiled2d = nullptr;  // null when the spec's tiles would not fit shared memory
+  /// The kernels compiled for fixed scalar patterns (codegen::specialized_scalar_masks()):
+  /// pattern i's scalar mask and its contiguous and tiled kernels.
+  struct Specialized {
+    std::uint32_t scalar_mask = 0;
+    CUfunction contig_vec = nullptr;
+    CUfunction tiled2d = nullptr;
+  };
+  std::vector<Specialized> specialized;
+  /// The specialized kernels for `scalar_mask`, or null when there are none.
+  const Specialized* specialized_for(std::uint32_t scalar_mask) const {
+    for (const Specialized& s : specialized) {
+      if (s.scalar_mask == scalar_mask) return &s;
+    }
+    return nullptr;
+  }
   codegen::ContigVectorShape vector_shape{1, 1};
   /// Blocks of jitvec_contig that fill the device once (its grid-stride loop does the rest).
   unsigned contig_wave = 1;

@@ -116,6 +116,10 @@ std::vector<Case> make_cases() {
                         array_input(TestArray::random(DType::float32, {70, 45}, -9, 9)),
                         array_input(TestArray::random_view(DType::float64, 64 * 70, 69, {70, 45}, {-1, 64}, -9, 9))},
                        std::nullopt, ref_mix, DType::float64, {70, 45}});
+  cases.push_back(Case{"transposed input with scalar parameters (GPU: the f(x, scalars) tiles)", "gauss",
+                       {array_input(TestArray::random_view(DType::float64, 130 * 97, 0, {97, 130}, {1, 97}, -3, 3)),
+                        scalar_input(0.25), scalar_input(1.5)},
+                       std::nullopt, ref_gauss, DType::float64, {97, 130}});
   cases.push_back(Case{"step-2 slice and negative stride", "add",
                        {array_input(TestArray::random_view(DType::float32, 2000, 1, {999}, {2}, -9, 9)),
                         array_input(TestArray::random_view(DType::float32, 999, 998, {999}, {-1}, -9, 9))},
