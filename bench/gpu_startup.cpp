@@ -41,7 +41,7 @@ Figures parse_child_output(const jitvec::cpu::ProcessResult& run) {
     figures[token.substr(0, equals)] = std::stod(token.substr(equals + 1));
   }
   for (const char* key :
-       {"context_ms", "definitions_ms", "alloc_ms", "upload_ms", "call_ms", "verified"}) {
+       {"context_ms", "definitions_ms", "alloc_ms", "upload_ms", "load_ms", "call_ms", "verified"}) {
     if (!figures.count(key)) {
       throw std::runtime_error(fmt::format("the start-up child's line lacks {}: {}", key,
                                            run.output.substr(marker, line_end - marker)));
@@ -73,7 +73,8 @@ Record summarize(const std::string& case_name, const std::vector<Figures>& runs)
   for (const Figures& run : runs) {
     for (const auto& [key, value] : run) columns[key].push_back(value);
     columns["first_result_ms"].push_back(run.at("definitions_ms") + run.at("alloc_ms") +
-                                         run.at("upload_ms") + run.at("call_ms"));
+                                         run.at("upload_ms") + run.at("load_ms") +
+                                         run.at("call_ms"));
     all_verified = all_verified && run.at("verified") == 1.0;
   }
   record.time_ms = median(columns["first_result_ms"]);
@@ -84,8 +85,8 @@ Record summarize(const std::string& case_name, const std::vector<Figures>& runs)
   record.extra.emplace_back("runs", static_cast<double>(runs.size()));
   record.method = fmt::format(
       "fresh process (re-exec), time from after the context to the first result on the host "
-      "(Engine + definitions + first device allocation + upload of 1024 floats + first call + "
-      "copy back), median of {} runs",
+      "(Engine + definitions + first device allocation + upload of 1024 floats + loading the "
+      "loop + first call + copy back), median of {} runs",
       runs.size());
   return record;
 }
@@ -119,6 +120,12 @@ int run_startup_child(const std::filesystem::path& cache_dir,
   const jitvec::Array x_device = jitvec::to_device(x);
   const double upload_ms = ms_since(phase);
 
+  // The loop: disk cache read (or NVRTC) and module load, timed apart from the call, which then
+  // loads the kernel it launches, runs it and copies the result back.
+  phase = Clock::now();
+  gaussian_pdf.precompile(0, jitvec::Target::cuda);
+  const double load_ms = ms_since(phase);
+
   phase = Clock::now();
   const std::vector<float> y = gaussian_pdf(x_device, 0.0f, 1.0f).to_vector<float>();
   const double call_ms = ms_since(phase);
@@ -129,9 +136,9 @@ int run_startup_child(const std::filesystem::path& cache_dir,
       kGaussianFloat32);
   const jitvec::EngineStats stats = engine.stats();
   fmt::print(
-      "{} context_ms={} definitions_ms={} alloc_ms={} upload_ms={} call_ms={} compiles={} "
-      "disk_hits={} verified={}\n",
-      kResultMarker, context_ms, definitions_ms, alloc_ms, upload_ms, call_ms, stats.compiles,
+      "{} context_ms={} definitions_ms={} alloc_ms={} upload_ms={} load_ms={} call_ms={} "
+      "compiles={} disk_hits={} verified={}\n",
+      kResultMarker, context_ms, definitions_ms, alloc_ms, upload_ms, load_ms, call_ms, stats.compiles,
       stats.disk_hits, check.passed() ? 1 : 0);
   if (!check.passed()) fmt::print("{}\n", check.describe());
   return check.passed() ? 0 : 1;

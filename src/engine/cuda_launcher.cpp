@@ -103,12 +103,13 @@ void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* 
     }
   }
   if (aligned) {
-    const CudaLoop::Specialized* fixed = loop.specialized_for(plan.scalar_mask);
-    cuda::launch(fixed ? fixed->contig_vec : loop.contig_vec, blocks_for(n, vs.elements_per_block()),
-                 1, 1, codegen::kCudaBlock, 0, stream, params);
+    cuda::launch(loop.kernel(KernelKind::contig_vec, plan.scalar_mask),
+                 blocks_for(n, vs.elements_per_block()), 1, 1, codegen::kCudaBlock, 0, stream,
+                 params);
   } else {
-    const unsigned grid = std::min<unsigned>(blocks_for(n, codegen::kCudaBlock), loop.contig_wave);
-    cuda::launch(loop.contig, grid, 1, 1, codegen::kCudaBlock, 0, stream, params);
+    const unsigned grid = std::min<unsigned>(blocks_for(n, codegen::kCudaBlock), loop.contig_wave());
+    cuda::launch(loop.kernel(KernelKind::contig, plan.scalar_mask), grid, 1, 1, codegen::kCudaBlock,
+                 0, stream, params);
   }
 }
 
@@ -137,11 +138,10 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   params[2 * plan.nin + 1] = &mask;
   params[2 * plan.nin + 2] = block.bytes;
   const std::int64_t n = space.numel;
-  if (std::uint32_t tiled = loop.tiled2d ? transposed_inputs(space, plan) : 0) {
+  if (std::uint32_t tiled = loop.has_tiled() ? transposed_inputs(space, plan) : 0) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     params[2 * plan.nin + 3] = &tiled;
-    const CudaLoop::Specialized* fixed = loop.specialized_for(plan.scalar_mask);
-    cuda::launch(fixed ? fixed->tiled2d : loop.tiled2d, blocks_for(space.sizes[0], 64),
+    cuda::launch(loop.kernel(KernelKind::tiled2d, plan.scalar_mask), blocks_for(space.sizes[0], 64),
                  blocks_for(space.sizes[1], 64), 1, codegen::kCudaBlock,
                  codegen::tiled_shared_bytes(plan.spec, tiled), stream, params);
   } else if (std::uint32_t column_mask = 0;
@@ -153,21 +153,21 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
     const codegen::ContigVectorShape vs = loop.vector_shape;
     const std::int64_t vectors = space.sizes[1] / vs.vec;  // space: rows, then columns
     const unsigned rows = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));
-    cuda::launch(loop.rows2d_vec,
+    cuda::launch(loop.kernel(KernelKind::rows2d_vec, plan.scalar_mask),
                  std::max(1u, blocks_for(vectors, codegen::kCudaBlock * vs.unroll)), rows, 1,
                  codegen::kCudaBlock, 0, stream, params);
   } else if (space.ndim() == 2 && space.sizes[1] >= kRowsKernelMinColumns) {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
     const unsigned rows = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));
-    cuda::launch(loop.rows2d, blocks_for(space.sizes[1], codegen::kCudaBlock * codegen::kRowsUnroll),
+    cuda::launch(loop.kernel(KernelKind::rows2d, plan.scalar_mask), blocks_for(space.sizes[1], codegen::kCudaBlock * codegen::kRowsUnroll),
                  rows, 1, codegen::kCudaBlock, 0, stream, params);
   } else if (space.fits_32bit) {
     launch::fill_strided_params(space, launch::IndexWidth::bits32, block);
-    cuda::launch(loop.strided32, blocks_for(n, codegen::kCudaBlock * codegen::kStridedUnroll), 1,
+    cuda::launch(loop.kernel(KernelKind::strided32, plan.scalar_mask), blocks_for(n, codegen::kCudaBlock * codegen::kStridedUnroll), 1,
                  1, codegen::kCudaBlock, 0, stream, params);
   } else {
     launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
-    cuda::launch(loop.strided64, blocks_for(n, codegen::kCudaBlock), 1, 1, codegen::kCudaBlock, 0,
+    cuda::launch(loop.kernel(KernelKind::strided64, plan.scalar_mask), blocks_for(n, codegen::kCudaBlock), 1, 1, codegen::kCudaBlock, 0,
                  stream, params);
   }
 }

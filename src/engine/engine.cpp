@@ -111,40 +111,10 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
             engine::build_cuda_loop(loop_definition(ufunc, spec), arch, disk_.get(), counters);
         const std::string* cubin = built.entry.payload(cache::payload_kind::cubin);
         const std::string* ptx = built.entry.payload(cache::payload_kind::ptx);
-        auto made = std::make_shared<engine::CudaLoop>(cuda::Module::load(
-            device, cubin ? *cubin : std::string_view(), ptx ? *ptx : std::string_view()));
-        made->contig_vec = made->module.function("jitvec_contig_vec");
-        made->contig = made->module.function("jitvec_contig");
-        made->strided32 = made->module.function("jitvec_strided32");
-        made->strided64 = made->module.function("jitvec_strided64");
-        made->rows2d = made->module.function("jitvec_rows2d");
-        made->rows2d_vec = made->module.function("jitvec_rows2d_vec");
-        // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
-        const int tiled = std::min<int>(codegen::kMaxTiledInputs, static_cast<int>(spec.inputs.size()));
-        auto allow_tiles = [&](CUfunction kernel) {
-          cuda::check(cuda::driver().funcSetAttribute(
-                          kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                          tiled * codegen::kTiledSlotBytes),
-                      "cuFuncSetAttribute");
-        };
-        if (codegen::has_tiled_kernel(spec)) {
-          made->tiled2d = made->module.function("jitvec_tiled2d");
-          allow_tiles(made->tiled2d);
-        }
-        for (std::uint32_t mask : codegen::specialized_scalar_masks(spec)) {
-          engine::CudaLoop::Specialized kernels;
-          kernels.scalar_mask = mask;
-          kernels.contig_vec = made->module.function(codegen::contig_vec_kernel_name(mask).c_str());
-          if (codegen::has_tiled_kernel(spec)) {
-            kernels.tiled2d = made->module.function(codegen::tiled_kernel_name(mask).c_str());
-            allow_tiles(kernels.tiled2d);
-          }
-          made->specialized.push_back(kernels);
-        }
-        made->vector_shape = codegen::contig_vector_shape(spec);
-        made->contig_wave = static_cast<unsigned>(
-            cuda::device_info(device).sm_count *
-            std::max(1, cuda::max_active_blocks_per_sm(made->contig, codegen::kCudaBlock)));
+        auto made = std::make_shared<engine::CudaLoop>(
+            cuda::Module::load(device, cubin ? *cubin : std::string_view(),
+                               ptx ? *ptx : std::string_view()),
+            spec);
         return std::shared_ptr<const engine::CudaLoop>(std::move(made));
       },
       hit);

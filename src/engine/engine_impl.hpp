@@ -26,43 +26,13 @@
 #include "cpu/host_module.hpp"
 #include "cpu/thread_pool.hpp"
 #include "cuda/module.hpp"
+#include "engine/cuda_loop.hpp"
 #include "engine/host_pipeline.hpp"
 #include "engine/loop_builder.hpp"
 #include "engine/loop_table.hpp"
 #include "jitvec/engine.hpp"
 
 namespace jitvec::engine {
-
-/// A GPU loop loaded on one device.
-struct CudaLoop {
-  explicit CudaLoop(cuda::Module loaded) : module(std::move(loaded)) {}
-  cuda::Module module;
-  CUfunction contig_vec = nullptr;
-  CUfunction contig = nullptr;
-  CUfunction strided32 = nullptr;
-  CUfunction strided64 = nullptr;
-  CUfunction rows2d = nullptr;
-  CUfunction rows2d_vec = nullptr;
-  CUfunction tiled2d = nullptr;  // null when the spec's tiles would not fit shared memory
-  /// The kernels compiled for fixed scalar patterns (codegen::specialized_scalar_masks()):
-  /// pattern i's scalar mask and its contiguous and tiled kernels.
-  struct Specialized {
-    std::uint32_t scalar_mask = 0;
-    CUfunction contig_vec = nullptr;
-    CUfunction tiled2d = nullptr;
-  };
-  std::vector<Specialized> specialized;
-  /// The specialized kernels for `scalar_mask`, or null when there are none.
-  const Specialized* specialized_for(std::uint32_t scalar_mask) const {
-    for (const Specialized& s : specialized) {
-      if (s.scalar_mask == scalar_mask) return &s;
-    }
-    return nullptr;
-  }
-  codegen::ContigVectorShape vector_shape{1, 1};
-  /// Blocks of jitvec_contig that fill the device once (its grid-stride loop does the rest).
-  unsigned contig_wave = 1;
-};
 
 using HostContigFn = void (*)(void* const*, unsigned, long long, long long);
 using HostStridedFn = void (*)(void* const*, unsigned, const void*, long long, long long);
