@@ -121,27 +121,40 @@ PinnedCopies measure_pinned_copies(int device, CUstream stream, std::size_t byte
   return copies;
 }
 
-Record measure_bare_launch(int device, CUstream stream, int batches, int calls_per_batch) {
+struct BareLaunch::Loaded {
+  cuda::Module module;
+  CUfunction kernel;
+};
+
+BareLaunch::BareLaunch(int device, CUstream stream) : stream_(stream) {
   static const char* const kName = "jitvec_bench_empty_kernel";
   const cuda::DeviceInfo& info = cuda::device_info(device);
   const jitvec::compile::CudaBinary binary = jitvec::compile::compile_cuda(
       fmt::format("extern \"C\" __global__ void {}() {{}}\n", kName), kName,
       jitvec::compile::arch_for_device(info.cc_major, info.cc_minor));
-  const cuda::Module module = cuda::Module::load(device, binary.cubin, binary.ptx);
-  const CUfunction empty_kernel = module.function(kName);
-  const cuda::Driver& driver = cuda::driver();
+  cuda::Module module = cuda::Module::load(device, binary.cubin, binary.ptx);
+  const CUfunction kernel = module.function(kName);
+  loaded_ = std::make_shared<const Loaded>(Loaded{std::move(module), kernel});
+}
 
-  const double us = host_us_per_call(stream, batches, calls_per_batch, [&] {
-    cuda::check(driver.launchKernel(empty_kernel, 1, 1, 1, 32, 1, 1, 0, stream, nullptr, nullptr),
-                "cuLaunchKernel");
-  });
+void BareLaunch::launch() const {
+  cuda::check(cuda::driver().launchKernel(loaded_->kernel, 1, 1, 1, 32, 1, 1, 0, stream_, nullptr,
+                                          nullptr),
+              "cuLaunchKernel");
+}
+
+bool BareLaunch::from_ptx() const { return loaded_->module.from_ptx(); }
+
+Record measure_bare_launch(const BareLaunch& bare, CUstream stream, int batches,
+                           int calls_per_batch) {
+  const double us = host_us_per_call(stream, batches, calls_per_batch, [&] { bare.launch(); });
   Record record{"bare_launch", "ceiling", 0, "-"};
   record.time_ms = us / 1000.0;
   record.has_output = false;
   record.method = fmt::format(
       "host time of cuLaunchKernel(empty kernel, 1 block of 32), {} "
       "batches of {} back-to-back launches, median of batch averages{}",
-      batches, calls_per_batch, module.from_ptx() ? " (loaded from PTX)" : "");
+      batches, calls_per_batch, bare.from_ptx() ? " (loaded from PTX)" : "");
   return record;
 }
 

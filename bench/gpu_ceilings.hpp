@@ -14,6 +14,8 @@
 
 #include <cuda.h>
 
+#include <memory>
+
 #include <cstddef>
 #include <jitvec/array.hpp>
 #include <map>
@@ -57,8 +59,23 @@ struct PinnedCopies {
 PinnedCopies measure_pinned_copies(int device, CUstream stream, std::size_t bytes,
                                    Repetitions reps);
 
-/// The host cost of one cuLaunchKernel of an empty <<<1, 32>>> kernel, as a Record (time_ms is
-/// the per-launch cost in milliseconds).
-Record measure_bare_launch(int device, CUstream stream, int batches, int calls_per_batch);
+/// An empty kernel, compiled by NVRTC and loaded: launch() is one bare cuLaunchKernel of it
+/// (<<<1, 32>>>, no parameters) on `stream`, the floor for the host cost of any launch.
+class BareLaunch {
+ public:
+  BareLaunch(int device, CUstream stream);
+  void launch() const;
+  bool from_ptx() const;
+
+ private:
+  struct Loaded;
+  std::shared_ptr<const Loaded> loaded_;
+  CUstream stream_;
+};
+
+/// The host cost of one bare launch, as a Record (time_ms is the per-launch cost in
+/// milliseconds).
+Record measure_bare_launch(const BareLaunch& bare, CUstream stream, int batches,
+                           int calls_per_batch);
 
 }  // namespace bench

@@ -137,8 +137,9 @@ int run_startup_child(const std::filesystem::path& cache_dir,
   const jitvec::EngineStats stats = engine.stats();
   fmt::print(
       "{} context_ms={} definitions_ms={} alloc_ms={} upload_ms={} load_ms={} call_ms={} "
-      "compiles={} disk_hits={} verified={}\n",
-      kResultMarker, context_ms, definitions_ms, alloc_ms, upload_ms, load_ms, call_ms, stats.compiles,
+      "disk_read_ms={} module_load_ms={} compiles={} disk_hits={} verified={}\n",
+      kResultMarker, context_ms, definitions_ms, alloc_ms, upload_ms, load_ms, call_ms,
+      stats.disk_read_seconds * 1e3, stats.load_seconds * 1e3, stats.compiles,
       stats.disk_hits, check.passed() ? 1 : 0);
   if (!check.passed()) fmt::print("{}\n", check.describe());
   return check.passed() ? 0 : 1;

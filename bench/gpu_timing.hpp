@@ -12,6 +12,7 @@
 
 #include <cuda.h>
 
+#include <utility>
 #include <vector>
 
 #include "cuda/driver.hpp"
@@ -73,6 +74,32 @@ double host_us_per_call(CUstream stream, int batches, int calls, Call&& call) {
     wait();
   }
   return median(per_call);
+}
+
+/// host_us_per_call() for two calls at once, their batches alternating (A, B, A, B, ...), so
+/// that both see the same machine: a ratio of the two is not skewed by the host's speed
+/// drifting between two separate measurements. Returns {A's median, B's median}.
+template <class CallA, class CallB>
+std::pair<double, double> host_us_per_call_interleaved(CUstream stream, int batches, int calls,
+                                                       CallA&& a, CallB&& b) {
+  auto wait = [&] {
+    jitvec::cuda::check(jitvec::cuda::driver().streamSynchronize(stream), "cuStreamSynchronize");
+  };
+  auto batch = [&](auto& call) {
+    const Clock::time_point start = Clock::now();
+    for (int k = 0; k < calls; ++k) call();
+    const double us = ms_since(start) * 1000.0 / calls;
+    wait();
+    return us;
+  };
+  batch(a);
+  batch(b);
+  std::vector<double> per_call_a, per_call_b;
+  for (int i = 0; i < batches; ++i) {
+    per_call_a.push_back(batch(a));
+    per_call_b.push_back(batch(b));
+  }
+  return {median(per_call_a), median(per_call_b)};
 }
 
 }  // namespace bench

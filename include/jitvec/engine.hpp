@@ -64,6 +64,8 @@ struct EngineStats {
   std::uint64_t disk_misses = 0;     ///< disk lookups that found nothing usable
   std::uint64_t compiles = 0;        ///< NVRTC or host-compiler runs
   double compile_seconds = 0.0;      ///< time spent in them
+  double disk_read_seconds = 0.0;    ///< time spent reading and checking disk-cache hits
+  double load_seconds = 0.0;         ///< time spent loading modules and shared objects
 };
 
 class Engine {

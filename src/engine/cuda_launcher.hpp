@@ -23,7 +23,7 @@ namespace jitvec::engine {
 
 Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan);
 
-struct CudaLoop;
+class CudaLoop;
 /// Launches the loop's contiguous kernel over n elements at the given device pointers (null for
 /// scalar inputs): the vectorized one when every pointer is aligned for it.
 void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* inputs, void* out,

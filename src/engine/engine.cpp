@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -49,6 +50,12 @@ void check_definition(const char* what, const std::string& name, const std::stri
         "the source of {} '{}' does not mention '{}': it must define a function of that name",
         what, name, name));
   }
+}
+
+std::uint64_t elapsed_microseconds(std::chrono::steady_clock::time_point since) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::steady_clock::now() - since)
+                                        .count());
 }
 
 }  // namespace
@@ -111,10 +118,12 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
             engine::build_cuda_loop(loop_definition(ufunc, spec), arch, disk_.get(), counters);
         const std::string* cubin = built.entry.payload(cache::payload_kind::cubin);
         const std::string* ptx = built.entry.payload(cache::payload_kind::ptx);
+        const auto load_started = std::chrono::steady_clock::now();
         auto made = std::make_shared<engine::CudaLoop>(
             cuda::Module::load(device, cubin ? *cubin : std::string_view(),
                                ptx ? *ptx : std::string_view()),
             spec);
+        counters.load_microseconds += elapsed_microseconds(load_started);
         return std::shared_ptr<const engine::CudaLoop>(std::move(made));
       },
       hit);
@@ -135,7 +144,9 @@ std::shared_ptr<const engine::HostLoop> Engine::Impl::host_loop(const detail::Uf
           throw Error(fmt::format("cache entry {} of ufunc '{}' holds no shared object",
                                   built.key_hex, ufunc.name));
         }
+        const auto load_started = std::chrono::steady_clock::now();
         auto made = std::make_shared<engine::HostLoop>(cpu::HostModule::load_bytes(*so));
+        counters.load_microseconds += elapsed_microseconds(load_started);
         made->contig =
             reinterpret_cast<engine::HostContigFn>(made->module.symbol(codegen::kHostContigSymbol));
         made->strided = reinterpret_cast<engine::HostStridedFn>(
@@ -254,6 +265,8 @@ EngineStats Engine::stats() const {
   s.disk_misses = impl_->counters.disk_misses.load();
   s.compiles = impl_->counters.compiles.load();
   s.compile_seconds = static_cast<double>(impl_->counters.compile_microseconds.load()) / 1e6;
+  s.disk_read_seconds = static_cast<double>(impl_->counters.disk_read_microseconds.load()) / 1e6;
+  s.load_seconds = static_cast<double>(impl_->counters.load_microseconds.load()) / 1e6;
   return s;
 }
 

@@ -24,7 +24,7 @@ class UfuncImpl;
 
 namespace jitvec::engine {
 
-struct CudaLoop;
+class CudaLoop;
 
 /// Pinned and device buffers plus streams for one device, grown on demand.
 class PipelineStaging {

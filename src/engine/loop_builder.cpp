@@ -28,8 +28,13 @@ BuiltLoop lookup_or_compile(const cache::CacheKey& key, const std::string& what,
   BuiltLoop built;
   built.key_hex = key.hex();
   if (disk) {
+    const auto lookup_started = std::chrono::steady_clock::now();
     if (auto hit = disk->load(key)) {
       counters.disk_hits++;
+      counters.disk_read_microseconds += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                lookup_started)
+              .count());
       built.entry = std::move(*hit);
       built.from_cache = true;
       detail::log().debug("cache hit {} for {}", built.key_hex, what);

@@ -28,6 +28,8 @@ struct BuildCounters {
   std::atomic<std::uint64_t> disk_misses{0};
   std::atomic<std::uint64_t> compiles{0};
   std::atomic<std::uint64_t> compile_microseconds{0};
+  std::atomic<std::uint64_t> disk_read_microseconds{0};  // lookups that hit
+  std::atomic<std::uint64_t> load_microseconds{0};       // module / shared-object loads
 };
 
 struct BuiltLoop {
