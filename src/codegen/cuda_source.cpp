@@ -167,10 +167,12 @@ std::string strided_kernel(const LoopSpec& spec, launch::IndexWidth width) {
 // the 64-bit strided one: sizes[0] = columns (inner), sizes[1] = rows. blockIdx.x walks the row
 // tiles, so blocks running together read neighbouring stretches of the transposed input. Each
 // thread steps one pointer per operand by a fixed stride instead of recomputing 64-bit offsets.
-// Loads are never guarded: a thread's indices are clamped into the space, so it issues all 16
-// loads before writing any to shared memory (a bounds check per load made each load wait for
-// the one before: 0.71 of the copy, against 0.91 without, bench/NOTES.md); only the stores are
-// guarded, and edge tiles compute a few values they do not store.
+// Tiles wholly inside the space skip the bounds checks and issue all 16 loads of a thread
+// before writing any to shared memory (a check per load made each load wait for the one
+// before: 0.71 of the copy, against 0.91 without, bench/NOTES.md). Edge tiles take checked
+// loops that are not unrolled, so the element code appears once more, not 16 times: the
+// module stays small (clamping the edge tiles' indices instead kept one path but cost the
+// interior tiles 0.74 against 0.91).
 // With `known_scalars` and a single array input, that input is the tiled one.
 std::string tiled_kernel(const LoopSpec& spec, std::optional<std::uint32_t> known_scalars) {
   const int nin = static_cast<int>(spec.inputs.size());
@@ -196,28 +198,35 @@ std::string tiled_kernel(const LoopSpec& spec, std::optional<std::uint32_t> know
         "  {0} (*tile{1})[65] = reinterpret_cast<{0} (*)[65]>(jitvec_tiles + slot);\n"
         "  if ({2}{3}) {{\n"
         "    slot += 64 * 65 * sizeof({0});\n"
-        "    const {0}* src = in{1} + min(r0 + tx, rows - 1) * p.strides[{1}][1];\n"
-        "    {0} v[16];\n"
+        "    const {0}* src = in{1} + (r0 + tx) * p.strides[{1}][1] + (c0 + ty) * p.strides[{1}][0];\n"
+        "    const long long step = 4 * p.strides[{1}][0];\n"
+        "    if (interior) {{\n"
+        "      {0} v[16];\n"
         "#pragma unroll\n"
-        "    for (int j = 0; j < 16; ++j) v[j] = src[min(c0 + ty + 4 * j, cols - 1) * p.strides[{1}][0]];\n"
+        "      for (int j = 0; j < 16; ++j) v[j] = src[j * step];\n"
         "#pragma unroll\n"
-        "    for (int j = 0; j < 16; ++j) tile{1}[ty + 4 * j][tx] = v[j];\n"
+        "      for (int j = 0; j < 16; ++j) tile{1}[ty + 4 * j][tx] = v[j];\n"
+        "    }} else {{\n"
+        "#pragma unroll 1\n"
+        "      for (int j = 0; j < 16; ++j)\n"
+        "        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile{1}[ty + 4 * j][tx] = src[j * step];\n"
+        "    }}\n"
         "  }}\n",
         t, k, tiled_test(k), array_guard);
     if (tiled_test(k) == "true") continue;  // always read from its tile
     direct += fmt::format(
-        "  const {0}* direct{1} = in{1} + min(c, cols - 1) * p.strides[{1}][0];\n", t, k);
+        "  const {0}* direct{1} = in{1} + r * p.strides[{1}][1] + c * p.strides[{1}][0];\n"
+        "  const long long direct_step{1} = 4 * p.strides[{1}][1];\n",
+        t, k);
   }
   const std::string element = element_expression(
       spec,
       [&](std::size_t k) {
         const std::string test = tiled_test(static_cast<int>(k));
-        const std::string tiled_value = fmt::format("tile{}[tx][ty + 4 * j]", k);
-        const std::string direct_value =
-            fmt::format("direct{0}[min(r + 4 * j, rows - 1) * p.strides[{0}][1]]", k);
-        if (test == "true") return tiled_value;
-        if (test == "false") return direct_value;
-        return fmt::format("({} ? {} : {})", test, tiled_value, direct_value);
+        if (test == "true") return fmt::format("tile{}[tx][ty + 4 * j]", k);
+        if (test == "false") return fmt::format("direct{0}[j * direct_step{0}]", k);
+        return fmt::format("({1} ? tile{0}[tx][ty + 4 * j] : direct{0}[j * direct_step{0}])", k,
+                           test);
       },
       known_scalars);
   const int out_op = spec.operand_count() - 1;
@@ -229,22 +238,24 @@ std::string tiled_kernel(const LoopSpec& spec, std::optional<std::uint32_t> know
       "  const long long r0 = static_cast<long long>(blockIdx.x) * 64;\n"
       "  const long long c0 = static_cast<long long>(blockIdx.y) * 64;\n"
       "  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;\n"
+      "  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;\n"
       "  unsigned slot = 0;\n"
       "{1}"
       "  __syncthreads();\n"
       "  const long long r = r0 + ty, c = c0 + tx;\n"
       "{2}"
-      "  {6} value[16];\n"
-      "#pragma unroll\n"
-      "  for (int j = 0; j < 16; ++j) value[j] = {4};\n"
       "  auto* dst = out + r * p.strides[{3}][1] + c * p.strides[{3}][0];\n"
       "  const long long out_step = 4 * p.strides[{3}][1];\n"
+      "  if (interior) {{\n"
       "#pragma unroll\n"
-      "  for (int j = 0; j < 16; ++j)\n"
-      "    if (r + 4 * j < rows && c < cols) dst[j * out_step] = value[j];\n"
+      "    for (int j = 0; j < 16; ++j) dst[j * out_step] = {4};\n"
+      "  }} else {{\n"
+      "#pragma unroll 1\n"
+      "    for (int j = 0; j < 16; ++j)\n"
+      "      if (r + 4 * j < rows && c < cols) dst[j * out_step] = {4};\n"
+      "  }}\n"
       "}}\n",
-      kernel_parameters(spec), loads, direct, out_op, element, tiled_kernel_name(known_scalars),
-      c_type(spec.out_storage));
+      kernel_parameters(spec), loads, direct, out_op, element, tiled_kernel_name(known_scalars));
 }
 
 // 2-D spaces without a transposed input (broadcast rows or columns, row-padded arrays): one
