@@ -8,7 +8,10 @@
 // allocations on the same stream, as PyTorch's and CuPy's allocators do, so a call on small
 // arrays costs no driver allocation. Stream order makes that reuse safe. The one rule it adds:
 // before destroying a stream you gave jitvec, call release_cached_memory(stream) (arrays
-// allocated on a stream must not outlive it anyway, since they are freed on it).
+// allocated on a stream must not outlive it anyway, since they are freed on it). As with any
+// stream-ordered allocator (cuMemFreeAsync, PyTorch's, CuPy's), an array is freed in the order
+// of the stream it was allocated on: if work on another stream still uses it, synchronize
+// that stream before dropping the array.
 #pragma once
 
 #include "jitvec/array.hpp"
