@@ -37,6 +37,10 @@ TEST_CASE("a second engine reads host loops from disk and compiles nothing", "[e
   CHECK(lerp(a, b, 0.5f, target(Target::cpu)).to_vector<float>() == std::vector<float>{5, 6, 7});
   CHECK(second.stats().compiles == 0);
   CHECK(second.stats().disk_hits == 1);
+  // The time of that disk read and of loading the shared object is counted; nothing compiled.
+  CHECK(second.stats().disk_read_seconds > 0.0);
+  CHECK(second.stats().load_seconds > 0.0);
+  CHECK(second.stats().compile_seconds == 0.0);
 }
 
 TEST_CASE("every field of a loop changes its cache key", "[engine][cache]") {
