@@ -12,8 +12,6 @@
 #include "core/log.hpp"
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
-#include "cuda/driver.hpp"
-#include "cuda/launch.hpp"
 #include "codegen/host_source.hpp"
 #include "definitions/definition_file.hpp"
 #include "engine/engine_impl.hpp"
@@ -50,12 +48,6 @@ void check_definition(const char* what, const std::string& name, const std::stri
         "the source of {} '{}' does not mention '{}': it must define a function of that name",
         what, name, name));
   }
-}
-
-std::uint64_t elapsed_microseconds(std::chrono::steady_clock::time_point since) {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                        std::chrono::steady_clock::now() - since)
-                                        .count());
 }
 
 }  // namespace
@@ -123,7 +115,7 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
             cuda::Module::load(device, cubin ? *cubin : std::string_view(),
                                ptx ? *ptx : std::string_view()),
             spec);
-        counters.load_microseconds += elapsed_microseconds(load_started);
+        counters.load_microseconds += engine::microseconds_since(load_started);
         return std::shared_ptr<const engine::CudaLoop>(std::move(made));
       },
       hit);
@@ -146,7 +138,7 @@ std::shared_ptr<const engine::HostLoop> Engine::Impl::host_loop(const detail::Uf
         }
         const auto load_started = std::chrono::steady_clock::now();
         auto made = std::make_shared<engine::HostLoop>(cpu::HostModule::load_bytes(*so));
-        counters.load_microseconds += elapsed_microseconds(load_started);
+        counters.load_microseconds += engine::microseconds_since(load_started);
         made->contig =
             reinterpret_cast<engine::HostContigFn>(made->module.symbol(codegen::kHostContigSymbol));
         made->strided = reinterpret_cast<engine::HostStridedFn>(

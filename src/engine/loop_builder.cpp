@@ -31,10 +31,7 @@ BuiltLoop lookup_or_compile(const cache::CacheKey& key, const std::string& what,
     const auto lookup_started = std::chrono::steady_clock::now();
     if (auto hit = disk->load(key)) {
       counters.disk_hits++;
-      counters.disk_read_microseconds += static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                                lookup_started)
-              .count());
+      counters.disk_read_microseconds += microseconds_since(lookup_started);
       built.entry = std::move(*hit);
       built.from_cache = true;
       detail::log().debug("cache hit {} for {}", built.key_hex, what);
@@ -44,12 +41,11 @@ BuiltLoop lookup_or_compile(const cache::CacheKey& key, const std::string& what,
   }
   const auto started = std::chrono::steady_clock::now();
   compile(built.entry);
-  const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::steady_clock::now() - started);
+  const std::uint64_t elapsed = microseconds_since(started);
   counters.compiles++;
-  counters.compile_microseconds += static_cast<std::uint64_t>(elapsed.count());
-  detail::log().debug("compiled {} in {:.1f} ms (key {})", what, elapsed.count() / 1000.0,
-                      built.key_hex);
+  counters.compile_microseconds += elapsed;
+  detail::log().debug("compiled {} in {:.1f} ms (key {})", what,
+                      static_cast<double>(elapsed) / 1000.0, built.key_hex);
   built.entry.key_fields = key.fields();
   if (disk) disk->store(key, built.entry);
   return built;

@@ -11,6 +11,9 @@
 // nothing about devices or calls: `jitvec compile` uses it on machines without a GPU.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,13 @@ struct BuildCounters {
   std::atomic<std::uint64_t> disk_read_microseconds{0};  // lookups that hit
   std::atomic<std::uint64_t> load_microseconds{0};       // module / shared-object loads
 };
+
+/// Whole microseconds from `since` to now, as the counters above count them.
+inline std::uint64_t microseconds_since(std::chrono::steady_clock::time_point since) {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                        std::chrono::steady_clock::now() - since)
+                                        .count());
+}
 
 struct BuiltLoop {
   cache::CacheEntry entry;  // payloads: cubin + ptx, or so; source; log
