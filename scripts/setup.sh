@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libfmt-dev libspdlog-dev catch2 libxxhash-dev
           libcli11-dev libtomlplusplus-dev)
+# --fuzz: also clang and its libFuzzer/sanitizer runtimes, for tests/fuzz (.ci/run passes it).
+if [ "${1:-}" = --fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
