@@ -18,6 +18,8 @@
 #include "jitvec/errors.hpp"
 
 struct CUstream_st;
+struct DLManagedTensor;            // DLPack's structs: include jitvec/dlpack.hpp to use them
+struct DLManagedTensorVersioned;
 
 namespace jitvec {
 
@@ -85,8 +87,11 @@ class Array {
   /// Views: share memory, never copy.
   Array transpose() const;
   Array permute(const std::vector<int>& axes) const;
-  /// Elements start, start+step, ... before stop along `axis`; a negative step walks backwards
-  /// (`slice(0, n-1, -1, -1)` reverses). Follows Python's slice rules for negative bounds.
+  /// Elements start, start+step, ... before stop along `axis`, by Python's slice rules: a
+  /// negative bound counts from the end (-1 is the last element), and bounds are clamped. A
+  /// negative step walks backwards: `slice(0, n - 1, -n - 1, -1)` (or any stop below -n)
+  /// reverses an axis of length n, as Python's `a[::-1]`; `slice(0, n - 1, -1, -1)` is
+  /// empty, as Python's `a[n-1:-1:-1]`.
   Array slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;
   /// NumPy's broadcast_to: size-1 or missing leading dimensions get stride 0.
   Array broadcast_to(const Shape& shape) const;
@@ -104,6 +109,16 @@ class Array {
     const T* p = static_cast<const T*>(host.data());
     return std::vector<T>(p, p + host.size());
   }
+
+  /// DLPack, zero-copy (defined in src/interop; include jitvec/dlpack.hpp, which says how
+  /// devices, dtypes, streams and ownership map). from_dlpack takes the tensor over on success
+  /// (its deleter runs once, with the last Array sharing it) and nothing on error; with
+  /// `writable`, a read-only versioned tensor is an error. to_dlpack's tensor holds a share of
+  /// this array's memory until the consumer calls its deleter.
+  static Array from_dlpack(DLManagedTensor* tensor);
+  static Array from_dlpack(DLManagedTensorVersioned* tensor, bool writable = false);
+  DLManagedTensor* to_dlpack() const;
+  DLManagedTensorVersioned* to_dlpack_versioned() const;
 
   /// "float32 array of shape (2, 3), strides (3, 1), on cuda:0" for messages.
   std::string describe() const;

@@ -106,7 +106,8 @@ class Engine {
   Impl& impl() { return *impl_; }
 
  private:
-  std::unique_ptr<Impl> impl_;
+  // Shared with the Ufuncs this engine made, which keep it alive (see jitvec/ufunc.hpp).
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace jitvec

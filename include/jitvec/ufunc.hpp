@@ -12,8 +12,19 @@
 // for the arrays, and a scalar whose value would change in that type is an error. Options are
 // passed as tagged arguments in any position: out(), on() for a stream, target().
 // The variadic operator() only packs its arguments; the work happens in Ufunc::call.
+//
+// out= may share memory with an input: an exact alias (the same view: f(x, out(x))) is
+// computed in place; any other overlap (f(x, out(x.transpose())), shifted slices, reversed
+// views) is detected, conservatively by byte extents as NumPy's ufuncs do, and the
+// overlapping inputs are copied first, so the result is what it would be without the overlap.
+//
+// Lifetime: a Ufunc handle (and every copy of it) keeps alive what its calls need from the
+// Engine that made it: the helpers it may call, the compiled loops, the disk cache, the
+// counters, the thread pool. Calling it after its Engine is destroyed works as before; only
+// the Engine's registry (Engine::ufunc by name) goes with the Engine.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -76,6 +87,9 @@ class Arg {
       scalar_.b = value;
     } else if constexpr (std::is_floating_point_v<T>) {
       scalar_.type = sizeof(T) <= 4 ? DType::float32 : DType::float64;
+      if constexpr (sizeof(T) > sizeof(double)) {  // long double: float64 is the widest dtype
+        if (!fits_float64(static_cast<long double>(value))) throw_long_double_overflow();
+      }
       scalar_.f = static_cast<double>(value);
     } else if constexpr (std::is_signed_v<T>) {
       scalar_.type = sizeof(T) == 1 ? DType::int8
@@ -104,6 +118,13 @@ class Arg {
   Target target_value() const noexcept { return target_; }
 
  private:
+  // A long double may round into float64 but not overflow it (as type resolution's rule for
+  // every float scalar): below DBL_MAX plus half its last place, 2^1024 - 2^970.
+  static bool fits_float64(long double v) {
+    return !std::isfinite(v) || std::fabs(v) < 0x1.fffffffffffff8p+1023L;
+  }
+  [[noreturn]] static void throw_long_double_overflow();
+
   Kind kind_;
   const Array* array_ = nullptr;  // the caller's Array (lvalue array and out= arguments)
   std::optional<Array> owned_;    // a temporary's Array, or a std::vector's borrowing Array

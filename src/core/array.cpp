@@ -2,16 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
-#include "core/strided_copy.hpp"
-#include "cuda/context.hpp"
-#include "cuda/memory.hpp"
+#include "core/array_layout.hpp"
 
 namespace jitvec {
-namespace {
+namespace detail {
 
 Strides contiguous_strides(const Shape& shape) {
   Strides strides(shape.size());
@@ -35,25 +32,11 @@ void check_shape(const Shape& shape) {
   }
 }
 
-// Host allocations are 64-byte aligned so vectorized loops and copies start on cache lines.
-std::shared_ptr<void> allocate_host(std::size_t bytes) {
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-  if (!p) throw std::bad_alloc();
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-}
+}  // namespace detail
 
-// Small blocks are recycled per stream (cuda/block_cache.hpp): a steady stream of small
-// temporaries costs no driver call. The deleter frees on the allocation's stream.
-std::shared_ptr<void> allocate_device(std::size_t bytes, int device, Stream stream) {
-  CUstream_st* s = stream.handle();
-  void* p = cuda::alloc_recycled(device, bytes, s);
-  return std::shared_ptr<void>(p, [device, bytes, s](void* q) {
-    if (!q) return;
-    cuda::free_recycled(device, q, bytes, s);
-  });
-}
-
-}  // namespace
+using detail::check_shape;
+using detail::contiguous_strides;
+using detail::element_count;
 
 std::string shape_to_string(const Shape& shape) {
   if (shape.size() == 1) return fmt::format("({},)", shape[0]);
@@ -83,22 +66,6 @@ Array Array::wrap(void* data, DType dtype, Shape shape, Strides strides, Memory 
   a.dtype_ = dtype;
   a.shape_ = std::move(shape);
   a.strides_ = std::move(strides);
-  a.memory_ = memory;
-  a.device_ = device;
-  return a;
-}
-
-Array Array::empty(DType dtype, Shape shape, Memory memory, int device, Stream stream) {
-  check_shape(shape);
-  const std::size_t bytes = static_cast<std::size_t>(element_count(shape)) * dtype_size(dtype);
-  Array a;
-  a.owner_ = memory == Memory::host ? allocate_host(bytes)
-             : bytes == 0            ? std::shared_ptr<void>()
-                                     : allocate_device(bytes, device, stream);
-  a.data_ = a.owner_.get();
-  a.dtype_ = dtype;
-  a.strides_ = contiguous_strides(shape);
-  a.shape_ = std::move(shape);
   a.memory_ = memory;
   a.device_ = device;
   return a;
@@ -213,55 +180,6 @@ Array Array::reshape(Shape shape) const {
   v.strides_ = contiguous_strides(shape);
   v.shape_ = std::move(shape);
   return v;
-}
-
-Array Array::to_host(Stream stream) const {
-  Array result = Array::empty(dtype_, shape_, Memory::host);
-  if (size() == 0) return result;
-  if (memory_ == Memory::host) {
-    detail::copy_strided_to_contiguous(*this, result.data());
-    return result;
-  }
-  cuda::ContextGuard guard(device_);
-  const detail::Extent extent = detail::memory_extent(*this);
-  if (is_contiguous()) {
-    cuda::copy_device_to_host(result.data(), data_, extent.bytes, stream.handle());
-    cuda::synchronize(stream.handle());
-    return result;
-  }
-  // Strided device view: bring the bytes it spans over, then gather on the host.
-  std::vector<unsigned char> staging(extent.bytes);
-  cuda::copy_device_to_host(staging.data(), static_cast<const char*>(data_) - extent.offset_before,
-                            extent.bytes, stream.handle());
-  cuda::synchronize(stream.handle());
-  Array staged = *this;
-  staged.memory_ = Memory::host;
-  staged.owner_.reset();
-  staged.data_ = staging.data() + extent.offset_before;
-  detail::copy_strided_to_contiguous(staged, result.data());
-  return result;
-}
-
-Array Array::to_device(int device, Stream stream) const {
-  Array result = Array::empty(dtype_, shape_, Memory::device, device, stream);
-  if (size() == 0) return result;
-  cuda::ContextGuard guard(device);
-  const std::size_t bytes = static_cast<std::size_t>(size()) * dtype_size(dtype_);
-  if (memory_ == Memory::device) {
-    if (!is_contiguous()) return to_host(stream).to_device(device, stream);
-    cuda::copy_device_to_device(result.data(), data_, bytes, stream.handle());
-    return result;
-  }
-  if (is_contiguous()) {
-    cuda::copy_host_to_device(result.data(), data_, bytes, stream.handle());
-    cuda::synchronize(stream.handle());  // the caller may free its host memory right after
-    return result;
-  }
-  std::vector<unsigned char> packed(bytes);
-  detail::copy_strided_to_contiguous(*this, packed.data());
-  cuda::copy_host_to_device(result.data(), packed.data(), bytes, stream.handle());
-  cuda::synchronize(stream.handle());
-  return result;
 }
 
 std::string Array::describe() const {

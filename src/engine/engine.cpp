@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -9,10 +10,10 @@
 
 #include "cache/cache_settings.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "core/edit_distance.hpp"
 #include "core/log.hpp"
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
-#include "codegen/host_source.hpp"
 #include "definitions/definition_file.hpp"
 #include "engine/engine_impl.hpp"
 #include "launch/strided_params.hpp"
@@ -50,12 +51,30 @@ void check_definition(const char* what, const std::string& name, const std::stri
   }
 }
 
+// "; did you mean 'name'?" for the defined name nearest `wanted` (at most a third of its
+// letters changed, at least 2), else ".".
+std::string closest_suggestion(const std::string& wanted, const std::vector<std::string>& names) {
+  const std::size_t limit = std::max<std::size_t>(2, wanted.size() / 3);
+  const std::string* best = nullptr;
+  std::size_t best_distance = limit + 1;
+  for (const std::string& name : names) {
+    const std::size_t d = detail::edit_distance(wanted, name);
+    if (d < best_distance) {
+      best = &name;
+      best_distance = d;
+    }
+  }
+  return best ? fmt::format("; did you mean '{}'?", *best) : std::string(".");
+}
+
 }  // namespace
 
 // ---- Engine::Impl ----
 
 Engine::Impl::Impl(EngineOptions opts) : options(std::move(opts)) {
-  cache::CacheSettings settings = cache::resolve_cache_settings(options.cache);
+  cache::CacheSettings settings = cache::resolve_cache_settings(cache::CacheOverrides{
+      options.cache.dir, options.cache.read_only_dirs, options.cache.disabled,
+      options.cache.max_size});
   if (!settings.disabled) disk_ = std::make_unique<cache::DiskCache>(std::move(settings));
 }
 
@@ -97,28 +116,68 @@ engine::LoopDefinition Engine::Impl::loop_definition(const detail::UfuncImpl& uf
                                 spec};
 }
 
+// A loop's build (disk cache or compiler) and load, with the recovery rule: a cached binary
+// that fails to load (a damaged entry that passed the checksum, a stale driver's cubin, an
+// entry another program wrote) is a miss. It is counted as one, compiled again and stored over
+// the entry; only an error of the fresh build or load reaches the caller.
+template <class Build, class Load>
+auto Engine::Impl::build_and_load(const std::string& what, Build build, Load load) {
+  auto built = build(engine::LookupMode::use_cache);
+  if (built.origin.from_cache) {
+    try {
+      return load(built);
+    } catch (const std::exception& e) {
+      detail::log().warn("cached loop {} for {} failed to load ({}); compiling it again",
+                         built.origin.key_hex, what, e.what());
+      counters.disk_hits--;
+      counters.disk_misses++;
+      built = build(engine::LookupMode::compile);
+    }
+  }
+  return load(built);
+}
+
+std::shared_ptr<const engine::CudaLoop> Engine::Impl::make_cuda_loop(
+    const detail::UfuncImpl& ufunc, const codegen::LoopSpec& spec, int device) {
+  const cuda::DeviceInfo& info = cuda::device_info(device);
+  const std::string arch = compile::arch_for_device(info.cc_major, info.cc_minor);
+  const engine::LoopDefinition definition = loop_definition(ufunc, spec);
+  return build_and_load(
+      fmt::format("'{}' {} on cuda:{}", ufunc.name, spec.describe(), device),
+      [&](engine::LookupMode mode) {
+        return engine::build_cuda_loop(definition, arch, disk_.get(), counters, mode);
+      },
+      [&](const engine::CudaBinaries& binaries) {
+        const auto started = std::chrono::steady_clock::now();
+        auto loop = std::make_shared<const engine::CudaLoop>(
+            cuda::Module::load(device, binaries.cubin, binaries.ptx), spec);
+        counters.load_microseconds += engine::microseconds_since(started);
+        return loop;
+      });
+}
+
+std::shared_ptr<const engine::HostLoop> Engine::Impl::make_host_loop(
+    const detail::UfuncImpl& ufunc, const codegen::LoopSpec& spec) {
+  const engine::LoopDefinition definition = loop_definition(ufunc, spec);
+  return build_and_load(
+      fmt::format("'{}' {} on the host", ufunc.name, spec.describe()),
+      [&](engine::LookupMode mode) {
+        return engine::build_host_loop(definition, disk_.get(), counters, mode);
+      },
+      [&](const engine::HostBinary& binary) {
+        const auto started = std::chrono::steady_clock::now();
+        auto loop = std::make_shared<engine::HostLoop>(cpu::HostModule::load_bytes(binary.shared_object), spec);
+        counters.load_microseconds += engine::microseconds_since(started);
+        return std::shared_ptr<const engine::HostLoop>(std::move(loop));
+      });
+}
+
 std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::UfuncImpl& ufunc,
                                                                 const codegen::LoopSpec& spec,
                                                                 int device) {
   bool hit = false;
-  auto loop = const_cast<detail::UfuncImpl&>(ufunc).cuda_loops.get_or_build(
-      spec, device,
-      [&] {
-        const std::string arch = compile::arch_for_device(cuda::device_info(device).cc_major,
-                                                          cuda::device_info(device).cc_minor);
-        engine::BuiltLoop built =
-            engine::build_cuda_loop(loop_definition(ufunc, spec), arch, disk_.get(), counters);
-        const std::string* cubin = built.entry.payload(cache::payload_kind::cubin);
-        const std::string* ptx = built.entry.payload(cache::payload_kind::ptx);
-        const auto load_started = std::chrono::steady_clock::now();
-        auto made = std::make_shared<engine::CudaLoop>(
-            cuda::Module::load(device, cubin ? *cubin : std::string_view(),
-                               ptx ? *ptx : std::string_view()),
-            spec);
-        counters.load_microseconds += engine::microseconds_since(load_started);
-        return std::shared_ptr<const engine::CudaLoop>(std::move(made));
-      },
-      hit);
+  auto loop = ufunc.cuda_loops.get_or_build(
+      spec, device, [&] { return make_cuda_loop(ufunc, spec, device); }, hit);
   if (hit) memory_hits++;
   return loop;
 }
@@ -126,35 +185,60 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::Uf
 std::shared_ptr<const engine::HostLoop> Engine::Impl::host_loop(const detail::UfuncImpl& ufunc,
                                                                 const codegen::LoopSpec& spec) {
   bool hit = false;
-  auto loop = const_cast<detail::UfuncImpl&>(ufunc).host_loops.get_or_build(
-      spec, -1,
-      [&] {
-        engine::BuiltLoop built =
-            engine::build_host_loop(loop_definition(ufunc, spec), disk_.get(), counters);
-        const std::string* so = built.entry.payload(cache::payload_kind::shared_object);
-        if (!so) {
-          throw Error(fmt::format("cache entry {} of ufunc '{}' holds no shared object",
-                                  built.key_hex, ufunc.name));
-        }
-        const auto load_started = std::chrono::steady_clock::now();
-        auto made = std::make_shared<engine::HostLoop>(cpu::HostModule::load_bytes(*so));
-        counters.load_microseconds += engine::microseconds_since(load_started);
-        made->contig =
-            reinterpret_cast<engine::HostContigFn>(made->module.symbol(codegen::kHostContigSymbol));
-        made->strided = reinterpret_cast<engine::HostStridedFn>(
-            made->module.symbol(codegen::kHostStridedSymbol));
-        return std::shared_ptr<const engine::HostLoop>(std::move(made));
-      },
-      hit);
+  auto loop = ufunc.host_loops.get_or_build(
+      spec, -1, [&] { return make_host_loop(ufunc, spec); }, hit);
   if (hit) memory_hits++;
   return loop;
+}
+
+std::shared_ptr<detail::UfuncImpl> Engine::Impl::find_ufunc(const std::string& name) const {
+  std::shared_lock<std::shared_mutex> lock(registry_mutex);
+  auto it = ufuncs.find(name);
+  if (it != ufuncs.end()) return it->second;
+  std::vector<std::string> names;
+  for (const auto& entry : ufuncs) names.push_back(entry.first);
+  if (names.empty()) {
+    throw DefinitionError(fmt::format(
+        "no ufunc named '{}' is defined in this engine, which defines no ufuncs yet", name));
+  }
+  throw DefinitionError(fmt::format("no ufunc named '{}' is defined in this engine{} Defined: {}",
+                                    name, closest_suggestion(name, names),
+                                    fmt::join(names, ", ")));
+}
+
+detail::UfuncImpl& Engine::Impl::copy_ufunc() {
+  std::call_once(copy_once_, [this] {
+    // One loop per dtype, ordered so that each dtype's first safe cast is to itself.
+    std::vector<Signature> signatures;
+    for (const char* t : {"bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64",
+                          "int64", "float32", "float64"}) {
+      signatures.push_back(Signature::parse(fmt::format("{}({})", t, t)));
+    }
+    copy_ufunc_ = std::make_unique<detail::UfuncImpl>(
+        *this, nullptr, "jitvec_copy", std::move(signatures),
+        codegen::UfuncSource{"jitvec_copy",
+                             "template <typename T> __device__ T jitvec_copy(T x) { return x; }",
+                             "", 1},
+        Target::cuda);
+  });
+  return *copy_ufunc_;
 }
 
 // ---- Engine ----
 
 Engine::Engine() : Engine(EngineOptions{}) {}
-Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
-Engine::~Engine() = default;
+Engine::Engine(EngineOptions options) : impl_(std::make_shared<Impl>(std::move(options))) {}
+
+Engine::~Engine() {
+  // The ufuncs own the Impl too (their handles outlive the Engine); emptying the registry
+  // breaks the cycle Impl -> registry -> UfuncImpl -> Impl. Ufuncs still held elsewhere keep
+  // working; the last one frees the Impl.
+  std::map<std::string, std::shared_ptr<detail::UfuncImpl>> registered;
+  {
+    std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
+    registered.swap(impl_->ufuncs);
+  }
+}  // `registered` is released here, after the lock: it may hold the last share of impl_
 
 Engine& Engine::global() {
   static Engine engine;
@@ -193,7 +277,7 @@ Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>&
     }
   }
   auto impl = std::make_shared<detail::UfuncImpl>(
-      *impl_, name, std::move(parsed),
+      *impl_, impl_, name, std::move(parsed),
       codegen::UfuncSource{name, source, origin_name(options.origin_file), options.origin_line},
       options.target);
   std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
@@ -233,14 +317,7 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
   return defined;
 }
 
-Ufunc Engine::ufunc(const std::string& name) const {
-  std::shared_lock<std::shared_mutex> lock(impl_->registry_mutex);
-  auto it = impl_->ufuncs.find(name);
-  if (it == impl_->ufuncs.end()) {
-    throw DefinitionError(fmt::format("no ufunc named '{}' is defined in this engine", name));
-  }
-  return Ufunc(it->second);
-}
+Ufunc Engine::ufunc(const std::string& name) const { return Ufunc(impl_->find_ufunc(name)); }
 
 std::vector<std::string> Engine::ufunc_names() const {
   std::shared_lock<std::shared_mutex> lock(impl_->registry_mutex);

@@ -4,7 +4,13 @@
 // counters and the lazily made thread pool. detail::UfuncImpl is one registered ufunc: its
 // definition and its two tables of loaded loops (GPU modules per device, host shared objects).
 // cuda_loop()/host_loop() are the only way to a loaded loop: memory first, then the loop
-// builder (disk cache, then compiler), then loading.
+// builder (disk cache, then compiler), then loading; a cached loop that fails to load is a
+// miss, compiled again.
+//
+// Lifetimes: an Engine and each UfuncImpl it made share the Impl (shared_ptr), so a Ufunc
+// handle keeps the state its calls use (helpers, disk cache, counters, thread pool, staging)
+// alive after its Engine is destroyed. The Impl does not own itself through its ufunc registry:
+// ~Engine empties the registry, which breaks the cycle (jitvec/ufunc.hpp states the rule).
 #pragma once
 
 #include <atomic>
@@ -19,7 +25,6 @@
 #include <cuda.h>
 
 #include "cache/disk_cache.hpp"
-#include "codegen/cuda_source.hpp"
 #include "codegen/helper_closure.hpp"
 #include "codegen/loop_spec.hpp"
 #include "codegen/source_parts.hpp"
@@ -27,6 +32,7 @@
 #include "cpu/thread_pool.hpp"
 #include "cuda/module.hpp"
 #include "engine/cuda_loop.hpp"
+#include "engine/host_loop.hpp"
 #include "engine/host_pipeline.hpp"
 #include "engine/loop_builder.hpp"
 #include "engine/loop_table.hpp"
@@ -34,39 +40,38 @@
 
 namespace jitvec::engine {
 
-using HostContigFn = void (*)(void* const*, unsigned, long long, long long);
-using HostStridedFn = void (*)(void* const*, unsigned, const void*, long long, long long);
-
-/// A host loop, loaded into this process.
-struct HostLoop {
-  explicit HostLoop(cpu::HostModule loaded) : module(std::move(loaded)) {}
-  cpu::HostModule module;
-  HostContigFn contig = nullptr;
-  HostStridedFn strided = nullptr;
-};
-
 }  // namespace jitvec::engine
 
 namespace jitvec::detail {
 
 class UfuncImpl {
  public:
-  UfuncImpl(Engine::Impl& engine, std::string name, std::vector<Signature> signatures,
-            codegen::UfuncSource source, std::optional<Target> target)
-      : engine(engine),
+  /// `keep_alive` owns `engine` (null for the engine's own internal ufuncs, which the engine
+  /// owns: they must not own it back).
+  UfuncImpl(Engine::Impl& engine, std::shared_ptr<Engine::Impl> keep_alive, std::string name,
+            std::vector<Signature> signatures, codegen::UfuncSource source,
+            std::optional<Target> target)
+      : keep_alive_(std::move(keep_alive)),
+        engine(engine),
         name(std::move(name)),
         signatures(std::move(signatures)),
         source(std::move(source)),
         target(target) {}
 
+ private:
+  const std::shared_ptr<Engine::Impl> keep_alive_;
+
+ public:
+  /// Valid for this UfuncImpl's whole life (keep_alive_ or the engine's ownership of it).
   Engine::Impl& engine;
   const std::string name;
   const std::vector<Signature> signatures;
   const codegen::UfuncSource source;
   const std::optional<Target> target;
 
-  engine::LoopTable<engine::CudaLoop> cuda_loops;
-  engine::LoopTable<engine::HostLoop> host_loops;
+  // Caches of loaded loops: filling them does not change what the ufunc is.
+  mutable engine::LoopTable<engine::CudaLoop> cuda_loops;
+  mutable engine::LoopTable<engine::HostLoop> host_loops;
 };
 
 }  // namespace jitvec::detail
@@ -84,8 +89,17 @@ struct Engine::Impl {
                                                     const codegen::LoopSpec& spec);
 
   /// Everything `spec`'s binary depends on (the helpers resolved now, under the registry lock).
+  /// Throws DefinitionError when the ufunc calls a function that is not defined.
   engine::LoopDefinition loop_definition(const detail::UfuncImpl& ufunc,
                                          const codegen::LoopSpec& spec) const;
+
+  /// The registered ufunc `name`; throws DefinitionError listing the defined names (and the
+  /// closest one) when there is none.
+  std::shared_ptr<detail::UfuncImpl> find_ufunc(const std::string& name) const;
+
+  /// The engine's internal identity ufunc (one loop per dtype), which copies a device array of
+  /// any strides into a contiguous one through the ordinary loops (engine/out_overlap.hpp).
+  detail::UfuncImpl& copy_ufunc();
 
   /// The target of calls that name none and whose ufunc names none.
   Target default_target();
@@ -105,6 +119,15 @@ struct Engine::Impl {
   std::map<std::string, std::shared_ptr<detail::UfuncImpl>> ufuncs;
 
  private:
+  std::shared_ptr<const engine::CudaLoop> make_cuda_loop(const detail::UfuncImpl& ufunc,
+                                                         const codegen::LoopSpec& spec, int device);
+  std::shared_ptr<const engine::HostLoop> make_host_loop(const detail::UfuncImpl& ufunc,
+                                                         const codegen::LoopSpec& spec);
+  /// Builds with `build` (a LookupMode -> built binaries function) and loads with `load`; a
+  /// loop from the disk cache that fails to load is counted as a miss and compiled again.
+  template <class Build, class Load>
+  auto build_and_load(const std::string& what, Build build, Load load);
+
   std::unique_ptr<cache::DiskCache> disk_;
   std::once_flag default_target_once_;
   Target default_target_ = Target::cpu;
@@ -112,6 +135,8 @@ struct Engine::Impl {
   std::unique_ptr<cpu::ThreadPool> pool_;
   std::mutex staging_mutex_;
   std::map<int, std::unique_ptr<engine::PipelineStaging>> staging_;
+  std::once_flag copy_once_;
+  std::unique_ptr<detail::UfuncImpl> copy_ufunc_;
 };
 
 }  // namespace jitvec

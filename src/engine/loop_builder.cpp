@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
+#include <regex>
+#include <string_view>
+#include <vector>
 
-#include "codegen/cuda_source.hpp"
-#include "codegen/host_source.hpp"
+#include "kernels/module_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "core/log.hpp"
 #include "cpu/host_compiler.hpp"
+#include "jitvec/errors.hpp"
 #include "jitvec/version.hpp"
 
 namespace jitvec::engine {
@@ -20,35 +25,97 @@ void add_common_fields(cache::CacheKey& key, const LoopDefinition& def) {
   key.add("loop", def.spec.describe());
 }
 
-// Runs `compile` (which fills an entry's payloads), counting and timing it, and stores the
-// result. A compile error propagates with nothing stored.
-template <class Compile>
-BuiltLoop lookup_or_compile(const cache::CacheKey& key, const std::string& what,
-                            cache::DiskCache* disk, BuildCounters& counters, Compile compile) {
-  BuiltLoop built;
-  built.key_hex = key.hex();
-  if (disk) {
+// The names a compiler log reports as undeclared: NVRTC's `identifier "f" is undefined`, GCC's
+// `'f' was not declared in this scope`, Clang's `use of undeclared identifier 'f'`.
+std::vector<std::string> undeclared_names(const std::string& log) {
+  static const std::regex pattern(
+      R"re(identifier "(\w+)" is undefined|(?:'|‘)(\w+)(?:'|’) was not declared in this scope|undeclared identifier (?:'|‘)(\w+)(?:'|’))re");
+  std::vector<std::string> names;
+  for (std::sregex_iterator it(log.begin(), log.end(), pattern), end; it != end; ++it) {
+    for (std::size_t group = 1; group < it->size(); ++group) {
+      if ((*it)[group].matched && std::find(names.begin(), names.end(), (*it)[group].str()) == names.end()) {
+        names.push_back((*it)[group].str());
+      }
+    }
+  }
+  return names;
+}
+
+// Runs `compile`; a compile error about undeclared functions says how to define one.
+template <class Compile> void compile_with_hints(Compile& compile, cache::CacheEntry& entry) {
+  try {
+    compile(entry);
+  } catch (const CompileError& e) {
+    const std::vector<std::string> names = undeclared_names(e.log());
+    if (names.empty()) throw;
+    throw CompileError(
+        fmt::format("{}\nhint: '{}' is not defined for this ufunc: a device function it calls "
+                    "must be defined in the same engine with Engine::define_device_function(\"{}\", "
+                    "source) (or in a definition file's [device_functions]) before the first call",
+                    e.what(), fmt::join(names, "', '"), names.front()),
+        e.ufunc(), e.log(), e.options());
+  }
+}
+
+// The cached entry's binaries, or a miss: a disk hit whose entry lacks them is compiled again
+// (Unpack returns nullopt for such an entry). Otherwise runs `compile` (which fills an entry's
+// payloads), counting and timing it, stores the entry and returns its binaries. A compile error
+// propagates with nothing stored.
+template <class Binaries, class Unpack, class Compile>
+Binaries lookup_or_compile(const cache::CacheKey& key, const std::string& what,
+                           cache::DiskCache* disk, BuildCounters& counters, LookupMode mode,
+                           Unpack unpack, Compile compile) {
+  const std::string key_hex = key.hex();
+  if (disk && mode == LookupMode::use_cache) {
     const auto lookup_started = std::chrono::steady_clock::now();
     if (auto hit = disk->load(key)) {
-      counters.disk_hits++;
-      counters.disk_read_microseconds += microseconds_since(lookup_started);
-      built.entry = std::move(*hit);
-      built.from_cache = true;
-      detail::log().debug("cache hit {} for {}", built.key_hex, what);
-      return built;
+      if (std::optional<Binaries> binaries = unpack(std::move(*hit))) {
+        counters.disk_hits++;
+        counters.disk_read_microseconds += microseconds_since(lookup_started);
+        binaries->origin = BuildOrigin{key_hex, true};
+        detail::log().debug("cache hit {} for {}", key_hex, what);
+        return std::move(*binaries);
+      }
+      detail::log().warn("cache entry {} for {} holds no binary; compiling it again", key_hex, what);
     }
     counters.disk_misses++;
   }
+  cache::CacheEntry entry;
   const auto started = std::chrono::steady_clock::now();
-  compile(built.entry);
+  compile_with_hints(compile, entry);
   const std::uint64_t elapsed = microseconds_since(started);
   counters.compiles++;
   counters.compile_microseconds += elapsed;
   detail::log().debug("compiled {} in {:.1f} ms (key {})", what,
-                      static_cast<double>(elapsed) / 1000.0, built.key_hex);
-  built.entry.key_fields = key.fields();
-  if (disk) disk->store(key, built.entry);
-  return built;
+                      static_cast<double>(elapsed) / 1000.0, key_hex);
+  entry.key_fields = key.fields();
+  if (disk) disk->store(key, entry);
+  std::optional<Binaries> binaries = unpack(std::move(entry));
+  if (!binaries) throw Error(fmt::format("compiling {} gave no binary (key {})", what, key_hex));
+  binaries->origin = BuildOrigin{key_hex, false};
+  return std::move(*binaries);
+}
+
+// Moves a payload out of an entry (entries hold a handful of payloads).
+std::optional<std::string> take_payload(cache::CacheEntry& entry, std::string_view kind) {
+  for (cache::Payload& payload : entry.payloads) {
+    if (payload.kind == kind) return std::move(payload.bytes);
+  }
+  return std::nullopt;
+}
+
+std::optional<CudaBinaries> unpack_cuda(cache::CacheEntry&& entry) {
+  std::optional<std::string> cubin = take_payload(entry, cache::payload_kind::cubin);
+  std::optional<std::string> ptx = take_payload(entry, cache::payload_kind::ptx);
+  if ((!cubin || cubin->empty()) && (!ptx || ptx->empty())) return std::nullopt;
+  return CudaBinaries{cubin ? std::move(*cubin) : std::string(),
+                      ptx ? std::move(*ptx) : std::string(), {}};
+}
+
+std::optional<HostBinary> unpack_host(cache::CacheEntry&& entry) {
+  std::optional<std::string> so = take_payload(entry, cache::payload_kind::shared_object);
+  if (!so || so->empty()) return std::nullopt;
+  return HostBinary{std::move(*so), {}};
 }
 
 }  // namespace
@@ -77,13 +144,13 @@ cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& sour
   return key;
 }
 
-BuiltLoop build_cuda_loop(const LoopDefinition& def, const std::string& arch,
-                          cache::DiskCache* disk, BuildCounters& counters) {
-  const std::string source = codegen::generate_cuda_source(*def.ufunc, def.helpers, def.spec);
+CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
+                             cache::DiskCache* disk, BuildCounters& counters, LookupMode mode) {
+  const std::string source = kernels::generate_cuda_source(*def.ufunc, def.helpers, def.spec);
   const cache::CacheKey key = cuda_loop_key(def, arch, source);
-  return lookup_or_compile(
+  return lookup_or_compile<CudaBinaries>(
       key, fmt::format("'{}' {} for {}", def.ufunc->name, def.spec.describe(), arch), disk,
-      counters, [&](cache::CacheEntry& entry) {
+      counters, mode, unpack_cuda, [&](cache::CacheEntry& entry) {
         compile::CudaBinary binary = compile::compile_cuda(source, def.ufunc->name, arch);
         entry.add_payload(cache::payload_kind::cubin, std::move(binary.cubin));
         entry.add_payload(cache::payload_kind::ptx, std::move(binary.ptx));
@@ -92,13 +159,13 @@ BuiltLoop build_cuda_loop(const LoopDefinition& def, const std::string& arch,
       });
 }
 
-BuiltLoop build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
-                          BuildCounters& counters) {
-  const std::string source = codegen::generate_host_source(*def.ufunc, def.helpers, def.spec);
+HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
+                           BuildCounters& counters, LookupMode mode) {
+  const std::string source = kernels::generate_host_source(*def.ufunc, def.helpers, def.spec);
   const cache::CacheKey key = host_loop_key(def, source);
-  return lookup_or_compile(
+  return lookup_or_compile<HostBinary>(
       key, fmt::format("'{}' {} for the host", def.ufunc->name, def.spec.describe()), disk,
-      counters, [&](cache::CacheEntry& entry) {
+      counters, mode, unpack_host, [&](cache::CacheEntry& entry) {
         std::string so = cpu::compile_shared_object(source, def.ufunc->name, cpu::host_compiler());
         entry.add_payload(cache::payload_kind::shared_object, std::move(so));
         entry.add_payload(cache::payload_kind::source, source);

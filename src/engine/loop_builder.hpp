@@ -6,7 +6,8 @@
 //   2. build the cache key from everything that changes the binary: jitvec's version, the
 //      target, the architecture, the compiler's identity and options, and the source itself;
 //   3. look the key up in the disk cache (a hit returns the stored binaries);
-//   4. otherwise compile (NVRTC for cuda, the host compiler for cpu/parallel) and store.
+//   4. otherwise compile (NVRTC for cuda, the host compiler for cpu/parallel) and store;
+//   5. return the binaries as typed structs (CudaBinaries, HostBinary).
 // Compile errors propagate as CompileError; nothing is stored for them. This file knows
 // nothing about devices or calls: `jitvec compile` uses it on machines without a GPU.
 #pragma once
@@ -42,11 +43,29 @@ inline std::uint64_t microseconds_since(std::chrono::steady_clock::time_point si
                                         .count());
 }
 
-struct BuiltLoop {
-  cache::CacheEntry entry;  // payloads: cubin + ptx, or so; source; log
+/// Where a build's binaries came from.
+struct BuildOrigin {
   std::string key_hex;
   bool from_cache = false;
 };
+
+/// A GPU loop's binaries: the cubin for the build's architecture and the PTX (the driver
+/// JIT-compiles it when the cubin does not load).
+struct CudaBinaries {
+  std::string cubin;
+  std::string ptx;
+  BuildOrigin origin;
+};
+
+/// A host loop's binary: a shared object exporting the host entry points (kernels/kernel_abi.hpp).
+struct HostBinary {
+  std::string shared_object;
+  BuildOrigin origin;
+};
+
+/// Whether a build may take its binaries from the disk cache. `compile` is for an entry that
+/// was found but failed to load: compile again and store over it.
+enum class LookupMode { use_cache, compile };
 
 /// Everything a loop's binary depends on, as one definition.
 struct LoopDefinition {
@@ -55,13 +74,16 @@ struct LoopDefinition {
   codegen::LoopSpec spec;
 };
 
-/// A GPU loop for `arch` ("sm_90").
-BuiltLoop build_cuda_loop(const LoopDefinition& def, const std::string& arch,
-                          cache::DiskCache* disk, BuildCounters& counters);
+/// A GPU loop for `arch` ("sm_90"). An entry found in the cache without a cubin or PTX is a
+/// miss (compiled and stored again).
+CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
+                             cache::DiskCache* disk, BuildCounters& counters,
+                             LookupMode mode = LookupMode::use_cache);
 
-/// A host loop (shared object), for the cpu and parallel targets alike.
-BuiltLoop build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
-                          BuildCounters& counters);
+/// A host loop (shared object), for the cpu and parallel targets alike. An entry found in the
+/// cache without a shared object is a miss.
+HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
+                           BuildCounters& counters, LookupMode mode = LookupMode::use_cache);
 
 /// The cache key of a GPU loop (exposed for tests and `jitvec cache`).
 cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch,

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <exception>
 #include <memory>
-#include <shared_mutex>
 
 #include "codegen/loop_spec.hpp"
 #include "compile/nvrtc_compiler.hpp"
@@ -16,16 +15,6 @@
 
 namespace jitvec::engine {
 namespace {
-
-std::shared_ptr<detail::UfuncImpl> find_ufunc(Engine& engine, const std::string& name) {
-  Engine::Impl& impl = engine.impl();
-  std::shared_lock<std::shared_mutex> lock(impl.registry_mutex);
-  auto it = impl.ufuncs.find(name);
-  if (it == impl.ufuncs.end()) {
-    throw DefinitionError(fmt::format("no ufunc named '{}' is defined in this engine", name));
-  }
-  return it->second;
-}
 
 template <class T> void append_once(std::vector<T>& list, const T& value) {
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
@@ -74,7 +63,7 @@ std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Tar
   }
   std::vector<PrecompileJob> jobs;
   for (const std::string& name : engine.ufunc_names()) {
-    const std::vector<Signature>& signatures = find_ufunc(engine, name)->signatures;
+    const std::vector<Signature>& signatures = engine.impl().find_ufunc(name)->signatures;
     const std::vector<Target> binaries = binary_targets(name, targets, defined);
     if (unique_archs.empty() &&
         std::find(binaries.begin(), binaries.end(), Target::cuda) != binaries.end()) {
@@ -103,7 +92,7 @@ PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
   result.job = job;
   const auto started = std::chrono::steady_clock::now();
   try {
-    const std::shared_ptr<detail::UfuncImpl> ufunc = find_ufunc(engine, job.ufunc);
+    const std::shared_ptr<detail::UfuncImpl> ufunc = engine.impl().find_ufunc(job.ufunc);
     if (job.signature_index >= ufunc->signatures.size()) {
       throw ArgumentError(fmt::format("ufunc '{}' has {} signatures; there is no signature {}",
                                       job.ufunc, ufunc->signatures.size(), job.signature_index));
@@ -111,13 +100,13 @@ PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
     Engine::Impl& impl = engine.impl();
     const LoopDefinition definition = impl.loop_definition(
         *ufunc, codegen::LoopSpec::exact(ufunc->signatures[job.signature_index]));
-    const BuiltLoop built =
+    const BuildOrigin origin =
         job.target == Target::cuda
-            ? build_cuda_loop(definition, job.arch, impl.disk(), impl.counters)
-            : build_host_loop(definition, impl.disk(), impl.counters);
+            ? build_cuda_loop(definition, job.arch, impl.disk(), impl.counters).origin
+            : build_host_loop(definition, impl.disk(), impl.counters).origin;
     result.ok = true;
-    result.from_cache = built.from_cache;
-    result.key_hex = built.key_hex;
+    result.from_cache = origin.from_cache;
+    result.key_hex = origin.key_hex;
   } catch (const std::exception& e) {
     // Reported to the caller, who prints it; a job's failure must not stop the others.
     result.error = e.what();

@@ -18,6 +18,24 @@ template <class T> bool uint_in_range(std::uint64_t v) {
   return v <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
 }
 
+// Whether an integer survives conversion to the floating type F exactly. The way back to the
+// integer is taken only when the rounded value is in the integer's range (2^63 or 2^64 are
+// not: converting them back would be undefined).
+template <class F> bool int_exact_in(std::int64_t v) {
+  const F f = static_cast<F>(v);
+  return f >= F(-0x1p63) && f < F(0x1p63) && static_cast<std::int64_t>(f) == v;
+}
+template <class F> bool uint_exact_in(std::uint64_t v) {
+  const F f = static_cast<F>(v);
+  return f < F(0x1p64) && static_cast<std::uint64_t>(f) == v;
+}
+
+// The smallest magnitude that rounds to infinity in float32 under round-to-nearest-even:
+// FLT_MAX plus half its last place, 2^128 - 2^103 (the tie goes to infinity, since FLT_MAX's
+// significand is odd). Everything below it rounds to at most FLT_MAX, e.g. 3.4028235e38 (how
+// FLT_MAX prints) and 3.40282356e38.
+constexpr double kFloat32OverflowThreshold = 0x1.ffffffp+127;
+
 bool int_fits(std::int64_t v, DType to) {
   switch (to) {
     case DType::int8: return int_in_range<std::int8_t>(v);
@@ -113,16 +131,16 @@ bool scalar_fits(const ScalarValue& s, DType to) {
     case DTypeKind::floating:
       if (from_kind == DTypeKind::boolean) return true;
       if (from_kind == DTypeKind::signed_int) {
-        return to == DType::float32 ? static_cast<std::int64_t>(static_cast<float>(s.i)) == s.i
-                                    : static_cast<std::int64_t>(static_cast<double>(s.i)) == s.i;
+        return to == DType::float32 ? int_exact_in<float>(s.i) : int_exact_in<double>(s.i);
       }
       if (from_kind == DTypeKind::unsigned_int) {
-        return to == DType::float32 ? static_cast<std::uint64_t>(static_cast<float>(s.u)) == s.u
-                                    : static_cast<std::uint64_t>(static_cast<double>(s.u)) == s.u;
+        return to == DType::float32 ? uint_exact_in<float>(s.u) : uint_exact_in<double>(s.u);
       }
-      if (to == DType::float64) return true;
-      // float32: rounding is fine (as NumPy), overflowing to infinity is not.
-      return !std::isfinite(s.f) || std::fabs(s.f) <= std::numeric_limits<float>::max();
+      // A float may round (to a neighbour, to a denormal, to zero) but may not overflow: the
+      // value converted to the loop type must be finite (inf and nan stay themselves). A float64
+      // value is always finite in float64.
+      if (to == DType::float64 || !std::isfinite(s.f)) return true;
+      return std::fabs(s.f) < kFloat32OverflowThreshold;
   }
   return false;
 }

@@ -5,8 +5,9 @@
 //     array input casts safely (can_cast(..., 'safe'): an array is never narrowed silently);
 //   - scalars then take that loop's types, and a scalar whose value would change is an error
 //     naming it (15.0 into int16 is fine; 15.5 into int16 and 300 into int8 are not; an
-//     integer must be exact in a float type; a float may round into float32 but not
-//     overflow it);
+//     integer must be exact in a float type; a float may round but not overflow: the
+//     value converted to the loop's type must be finite, so 3.4028235e38 (FLT_MAX as it
+//     prints) fits float32 and 3.4028236e38 does not);
 //   - a call of scalars only takes the first signature that holds every scalar's value.
 // convert_scalar() writes a scalar in a loop's type into an 8-byte slot, ready to be passed
 // to a kernel as a parameter or to a CPU loop by pointer.

@@ -6,6 +6,7 @@
 #include "engine/cuda_launcher.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/host_launcher.hpp"
+#include "engine/out_overlap.hpp"
 
 namespace jitvec {
 
@@ -25,6 +26,12 @@ std::optional<Target> parse_target(std::string_view name) {
   return std::nullopt;
 }
 
+void Arg::throw_long_double_overflow() {
+  throw ArgumentError(
+      "a long double scalar argument is beyond float64's range, and float64 is jitvec's widest "
+      "float type (a scalar may round into a loop's type but not overflow it)");
+}
+
 namespace {
 
 detail::UfuncImpl& checked(const std::shared_ptr<detail::UfuncImpl>& impl) {
@@ -38,7 +45,9 @@ Array Ufunc::call(const Arg* args, std::size_t count) const {
   detail::UfuncImpl& ufunc = checked(impl_);
   Engine::Impl& engine = ufunc.engine;
   engine.calls++;
-  const engine::CallPlan plan = engine::make_call_plan(ufunc, engine.default_target(), args, count);
+  engine::CallPlan plan = engine::make_call_plan(ufunc, engine.default_target(), args, count);
+  engine::OverlapBuffers buffers;  // copies of inputs that overlap out=, alive until we return
+  engine::buffer_overlapping_inputs(engine, plan, buffers);
   if (plan.target == Target::cuda) return engine::run_on_gpu(ufunc, plan);
   return engine::run_on_host(ufunc, plan);
 }

@@ -1,6 +1,10 @@
 // The engine and its disk cache on the host target (runs in CI): a second engine over the same
 // folder compiles nothing; a scalar or array argument does not change the binary; each field of
-// the loop key changes the key.
+// the loop key changes the key; a cached loop that fails to load is compiled again.
+#include <fstream>
+#include <iterator>
+
+#include "cache/cache_entry.hpp"
 #include "catch.hpp"
 #include "engine/loop_builder.hpp"
 #include "support.hpp"
@@ -54,4 +58,66 @@ TEST_CASE("every field of a loop changes its cache key", "[engine][cache]") {
   engine::LoopDefinition other = def;
   other.spec.out_storage = DType::float64;
   CHECK(engine::cuda_loop_key(other, "sm_90", "source").hex() != base);  // loop
+}
+
+namespace {
+
+// Rewrites every entry in `dir` through `edit` (re-serialized: the checksum stays valid, so
+// only loading the binary can find the damage). Returns how many entries it rewrote.
+template <class Edit> int rewrite_entries(const std::filesystem::path& dir, Edit edit) {
+  int rewritten = 0;
+  for (const auto& file : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!file.is_regular_file()) continue;
+    std::ifstream in(file.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    cache::CacheEntry entry;
+    try {
+      entry = cache::parse(bytes, file.path().string());
+    } catch (const std::exception&) {
+      continue;  // not an entry (a lock or temporary file)
+    }
+    edit(entry);
+    std::ofstream(file.path(), std::ios::binary | std::ios::trunc) << cache::serialize(entry);
+    ++rewritten;
+  }
+  return rewritten;
+}
+
+}  // namespace
+
+TEST_CASE("a cached host loop that fails to load is a miss, compiled again", "[engine][cache]") {
+  const char* src = "__device__ double affine(double x, double a) { return a * x + 1.0; }";
+  std::vector<double> x(100);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i) * 0.25 - 3.0;
+  const bool drop_payload = GENERATE(false, true);
+  INFO((drop_payload ? "entry without its shared object" : "shared object replaced by junk"));
+  TempDir dir;
+  {
+    Engine first(options_in(dir));
+    first.vectorize("affine", {"float64(float64, float64)"}, src)(x, 2.0, target(Target::cpu));
+  }
+  const int damaged = rewrite_entries(dir.path(), [&](cache::CacheEntry& entry) {
+    for (cache::Payload& payload : entry.payloads) {
+      if (payload.kind != cache::payload_kind::shared_object) continue;
+      if (drop_payload) {
+        payload.kind = "unused";
+      } else {
+        payload.bytes = std::string(4096, 'j');  // checksummed, but no ELF file
+      }
+    }
+  });
+  REQUIRE(damaged == 1);
+  Engine second(options_in(dir));
+  Ufunc affine = second.vectorize("affine", {"float64(float64, float64)"}, src);
+  const std::vector<double> y = affine(x, 2.0, target(Target::cpu)).to_vector<double>();
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(y[i] == 2.0 * x[i] + 1.0);
+  CHECK(second.stats().compiles == 1);
+  CHECK(second.stats().disk_hits == 0);
+  CHECK(second.stats().disk_misses == 1);
+  // The fresh binary was stored over the damaged entry: a third engine compiles nothing.
+  Engine third(options_in(dir));
+  third.vectorize("affine", {"float64(float64, float64)"}, src)(x, 2.0, target(Target::cpu));
+  CHECK(third.stats().compiles == 0);
+  CHECK(third.stats().disk_hits == 1);
 }

@@ -112,3 +112,19 @@ TEST_CASE("the strided parameter block is laid out innermost first", "[layout]")
   CHECK(fields[2 + kMaxDims + 1] == 0);   // operand 0, outer stride (broadcast row)
   CHECK(fields[2 + 2 * kMaxDims + 1] == 4);  // output, outer stride
 }
+
+TEST_CASE("slices follow Python's rules, and the documented reversal reverses", "[layout]") {
+  std::vector<float> values(7);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 1.5f;
+  const Array a = from_vector(values);
+  const std::int64_t n = a.size();
+  // The example of Array::slice's comment: a stop below -n walks down to element 0.
+  const std::vector<float> reversed = a.slice(0, n - 1, -n - 1, -1).to_vector<float>();
+  CHECK(reversed == std::vector<float>(values.rbegin(), values.rend()));
+  // A stop of -1 is the last element, as in Python: a[n-1:-1:-1] is empty.
+  CHECK(a.slice(0, n - 1, -1, -1).size() == 0);
+  // Python's a[5:1:-2] == [a[5], a[3]] and a[-3:] == the last three.
+  CHECK(a.slice(0, 5, 1, -2).to_vector<float>() == std::vector<float>{values[5], values[3]});
+  CHECK(a.slice(0, -3, n).to_vector<float>() ==
+        std::vector<float>{values[4], values[5], values[6]});
+}

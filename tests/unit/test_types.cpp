@@ -1,5 +1,6 @@
 // dtype names and casting rules, signature parsing, and loop selection with weak scalars.
 #include <cstring>
+#include <limits>
 
 #include "catch.hpp"
 #include "engine/type_resolution.hpp"
@@ -144,4 +145,82 @@ TEST_CASE("scalars convert into the loop's type", "[types]") {
   CHECK(f == 0.1f);
   CHECK_THAT(resolution_error({Signature::parse("f4(f4)")}, {}),
              Catch::Matchers::Contains("takes 1 input, but 0 were given"));
+}
+
+TEST_CASE("a float scalar may round into a loop's type but not overflow it", "[types]") {
+  const float flt_max = std::numeric_limits<float>::max();
+  const double dbl_max = std::numeric_limits<double>::max();
+  // float32, from float64 values, both signs.
+  for (double sign : {1.0, -1.0}) {
+    INFO("sign " << sign);
+    CHECK(engine::scalar_fits(scalar(sign * flt_max), DType::float32));
+    CHECK(engine::scalar_fits(scalar(sign * 3.4028235e38), DType::float32));  // FLT_MAX printed
+    CHECK(engine::scalar_fits(scalar(sign * 3.40282356e38), DType::float32)); // rounds down to it
+    // Just below the tie 2^128 - 2^103 rounds to FLT_MAX; the tie and above round to infinity.
+    CHECK(engine::scalar_fits(scalar(sign * 0x1.fffffefffffffp+127), DType::float32));
+    CHECK_FALSE(engine::scalar_fits(scalar(sign * 0x1.ffffffp+127), DType::float32));
+    CHECK_FALSE(engine::scalar_fits(scalar(sign * 3.4028236e38), DType::float32));
+    CHECK_FALSE(engine::scalar_fits(scalar(sign * 3.4028236e38 * 1.0000001), DType::float32));
+    CHECK_FALSE(engine::scalar_fits(scalar(sign * dbl_max), DType::float32));
+    // Small values round to a normal, a denormal or zero: all allowed.
+    CHECK(engine::scalar_fits(scalar(sign * std::numeric_limits<float>::min()), DType::float32));
+    CHECK(engine::scalar_fits(scalar(sign * std::numeric_limits<float>::denorm_min()), DType::float32));
+    CHECK(engine::scalar_fits(scalar(sign * 1e-50), DType::float32));
+    CHECK(engine::scalar_fits(scalar(sign * std::numeric_limits<double>::denorm_min()), DType::float32));
+    // float64: every float64 value, and float32 values into either type.
+    CHECK(engine::scalar_fits(scalar(sign * dbl_max), DType::float64));
+    CHECK(engine::scalar_fits(scalar(sign * std::numeric_limits<double>::min()), DType::float64));
+    CHECK(engine::scalar_fits(scalar(sign * std::numeric_limits<double>::denorm_min()), DType::float64));
+    CHECK(engine::scalar_fits(scalar(static_cast<float>(sign) * flt_max), DType::float32));
+    CHECK(engine::scalar_fits(scalar(static_cast<float>(sign) * flt_max), DType::float64));
+    CHECK(engine::scalar_fits(scalar(static_cast<float>(sign) * std::numeric_limits<float>::denorm_min()),
+                              DType::float32));
+    // Infinities stay themselves.
+    CHECK(engine::scalar_fits(scalar(sign * std::numeric_limits<double>::infinity()), DType::float32));
+  }
+  CHECK(engine::scalar_fits(scalar(std::numeric_limits<double>::quiet_NaN()), DType::float32));
+
+  // The converted values: FLT_MAX for the ones that round down to it, the denormal kept.
+  engine::ScalarSlot slot{};
+  float f = 0;
+  for (double v : {3.4028235e38, 3.40282356e38, 0x1.fffffefffffffp+127}) {
+    engine::convert_scalar(scalar(v), DType::float32, slot);
+    std::memcpy(&f, slot.bytes, 4);
+    CHECK(f == flt_max);
+    engine::convert_scalar(scalar(-v), DType::float32, slot);
+    std::memcpy(&f, slot.bytes, 4);
+    CHECK(f == -flt_max);
+  }
+  engine::convert_scalar(scalar(1.401298464324817e-45), DType::float32, slot);
+  std::memcpy(&f, slot.bytes, 4);
+  CHECK(f == std::numeric_limits<float>::denorm_min());
+
+  // Integers must be exact, with no undefined conversion back at the edges of int64/uint64.
+  CHECK_FALSE(engine::scalar_fits(scalar(std::numeric_limits<std::int64_t>::max()), DType::float32));
+  CHECK_FALSE(engine::scalar_fits(scalar(std::numeric_limits<std::int64_t>::max()), DType::float64));
+  CHECK(engine::scalar_fits(scalar(std::numeric_limits<std::int64_t>::min()), DType::float32));
+  CHECK(engine::scalar_fits(scalar(std::numeric_limits<std::int64_t>::min()), DType::float64));
+  CHECK_FALSE(engine::scalar_fits(scalar(std::numeric_limits<std::uint64_t>::max()), DType::float64));
+  CHECK(engine::scalar_fits(scalar(std::uint64_t{1} << 63), DType::float32));
+
+  // A long double may round into float64 but not overflow it.
+  const long double ldbl_max_round = static_cast<long double>(dbl_max) * (1.0L + 0x1p-60L);
+  CHECK(engine::scalar_fits(scalar(ldbl_max_round), DType::float64));
+  CHECK(engine::scalar_fits(scalar(-ldbl_max_round), DType::float64));
+  CHECK_THROWS_WITH(scalar(static_cast<long double>(dbl_max) * 2.0L),
+                    Catch::Matchers::Contains("beyond float64's range"));
+  CHECK_THROWS_AS(scalar(-static_cast<long double>(dbl_max) * 2.0L), ArgumentError);
+}
+
+TEST_CASE("a call of scalars only keeps the float32 loop for FLT_MAX as it prints", "[types]") {
+  const std::vector<Signature> sigs = {Signature::parse("float32(float32, float32)"),
+                                       Signature::parse("float64(float64, float64)")};
+  const ScalarValue printed_max = scalar(3.4028235e38), one = scalar(1.0);
+  const ScalarValue overflowing = scalar(3.4028236e38);
+  CHECK(engine::resolve_loop("f", sigs, {scalar_of(printed_max), scalar_of(one)}) == 0);
+  CHECK(engine::resolve_loop("f", sigs, {scalar_of(one), scalar_of(overflowing)}) == 1);
+  // With a float32 array, the overflowing scalar is refused, FLT_MAX as printed is not.
+  CHECK(engine::resolve_loop("f", sigs, {array_of(DType::float32), scalar_of(printed_max)}) == 0);
+  CHECK_THAT(resolution_error(sigs, {array_of(DType::float32), scalar_of(overflowing)}),
+             Catch::Matchers::Contains("cannot be represented as float32"));
 }

@@ -142,3 +142,58 @@ TEST_CASE("device arrays on a CPU target are refused", "[errors][gpu]") {
   CHECK_THAT(error_of([&] { add(d, d, target(Target::cpu)); }),
              Catch::Matchers::Contains("argument 1 is in device memory (cuda:0), but target cpu runs on the host"));
 }
+
+TEST_CASE("an unknown ufunc name lists the defined ones and suggests the closest", "[errors]") {
+  Engine engine(EngineOptions{CacheOptions{std::nullopt, std::nullopt, true, std::nullopt}});
+  CHECK_THAT(error_of([&] { engine.ufunc("name"); }),
+             Catch::Matchers::Contains("no ufunc named 'name'") &&
+                 Catch::Matchers::Contains("defines no ufuncs yet"));
+  engine.vectorize("name", {"f4(f4)"}, "__device__ float name(float a) { return a; }");
+  engine.vectorize("other", {"f4(f4)"}, "__device__ float other(float a) { return a; }");
+  CHECK(error_of([&] { engine.ufunc("nmae"); }) ==
+        "no ufunc named 'nmae' is defined in this engine; did you mean 'name'? Defined: name, other");
+  // Nothing close: only the list.
+  CHECK(error_of([&] { engine.ufunc("gaussian_pdf"); }) ==
+        "no ufunc named 'gaussian_pdf' is defined in this engine. Defined: name, other");
+}
+
+TEST_CASE("a ufunc calling an undefined helper is told about define_device_function",
+          "[errors]") {
+  Engine engine(EngineOptions{CacheOptions{std::nullopt, std::nullopt, true, std::nullopt}});
+  Ufunc f = engine.vectorize("calls_missing", {"f4(f4)"},
+                             "__device__ float calls_missing(float a) { return halve_it(a); }");
+  std::vector<float> x(4, 1.0f);
+  try {
+    f(x, target(Target::cpu));
+    FAIL("expected CompileError");
+  } catch (const CompileError& e) {
+    const std::string m = e.what();
+    CHECK_THAT(m, Catch::Matchers::Contains("halve_it"));
+    CHECK_THAT(m, Catch::Matchers::Contains(
+                      "'halve_it' is not defined for this ufunc: a device function it calls must "
+                      "be defined in the same engine with "
+                      "Engine::define_device_function(\"halve_it\", source)"));
+    CHECK(e.ufunc() == "calls_missing");
+    CHECK_FALSE(e.log().empty());
+  }
+  // Defining it (a new engine: definitions are fixed once used) makes the same source work.
+  Engine fixed(EngineOptions{CacheOptions{std::nullopt, std::nullopt, true, std::nullopt}});
+  fixed.define_device_function("halve_it", "__device__ float halve_it(float a) { return a / 2; }");
+  Ufunc g = fixed.vectorize("calls_missing", {"f4(f4)"},
+                            "__device__ float calls_missing(float a) { return halve_it(a); }");
+  CHECK(g(x, target(Target::cpu)).to_vector<float>() == std::vector<float>(4, 0.5f));
+}
+
+TEST_CASE("device arrays without a GPU say that they need one", "[errors]") {
+  if (gpu_usable()) JITVEC_SKIP("a GPU is usable here; this checks machines without one");
+  const std::vector<float> v(8, 1.0f);
+  const std::string to_device_error = error_of([&] { to_device(v); });
+  CHECK_THAT(to_device_error, Catch::Matchers::StartsWith("to_device: device arrays need a GPU, "
+                                                          "and this machine has no usable one ("));
+  CHECK_THAT(to_device_error, Catch::Matchers::Contains("target(Target::cpu)"));
+  CHECK_THROWS_AS(from_vector(v).to_device(), CudaError);
+  CHECK_THAT(error_of([] { Array::empty(DType::float32, {4}, Memory::device); }),
+             Catch::Matchers::StartsWith("Array::empty(Memory::device): device arrays need a GPU"));
+  // Nothing to allocate: no GPU needed, as before.
+  CHECK(Array::empty(DType::float32, {0}, Memory::device).size() == 0);
+}

@@ -1,0 +1,143 @@
+// The members of jitvec::Array that allocate or copy memory: Array::empty, to_host, to_device.
+//
+// They live here, above the cuda layer, and not in core/array.cpp: core is the lowest layer
+// and includes nothing from cuda/ (ARCHITECTURE.md). Defining the members here (rather than
+// giving core a table of device operations that the cuda layer would install at start-up)
+// keeps them working in every program that calls them, static builds included, with no
+// registration step. A device operation that fails because this machine has no usable GPU
+// says so in the user's terms: device arrays need a GPU.
+#include "jitvec/array.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "core/array_layout.hpp"
+#include "core/strided_copy.hpp"
+#include "cuda/context.hpp"
+#include "cuda/device.hpp"
+#include "cuda/memory.hpp"
+
+namespace jitvec {
+namespace {
+
+// Host allocations are 64-byte aligned so vectorized loops and copies start on cache lines.
+std::shared_ptr<void> allocate_host(std::size_t bytes) {
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  if (!p) throw std::bad_alloc();
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+// Small blocks are recycled per stream (cuda/block_cache.hpp): a steady stream of small
+// temporaries costs no driver call. The deleter frees on the allocation's stream.
+std::shared_ptr<void> allocate_device(std::size_t bytes, int device, Stream stream) {
+  CUstream_st* s = stream.handle();
+  void* p = cuda::alloc_recycled(device, bytes, s);
+  return std::shared_ptr<void>(p, [device, bytes, s](void* q) {
+    if (!q) return;
+    cuda::free_recycled(device, q, bytes, s);
+  });
+}
+
+// Runs `work` (which touches device memory); when it fails on a machine without a usable GPU,
+// the error says that `what` needs one. The outermost operation names itself (to_device, not
+// the Array::empty inside it). Costs nothing when the work succeeds.
+thread_local bool naming_gpu_errors = false;
+
+template <class Work> auto needing_gpu(const char* what, Work work) {
+  if (naming_gpu_errors) return work();
+  struct Naming {
+    Naming() { naming_gpu_errors = true; }
+    ~Naming() { naming_gpu_errors = false; }
+  };
+  try {
+    Naming naming;
+    return work();
+  } catch (const Error& e) {
+    if (cuda::device_count() > 0) throw;
+    const std::string message = fmt::format(
+        "{}: device arrays need a GPU, and this machine has no usable one ({}); keep arrays in "
+        "host memory and run ufuncs with target(Target::cpu) or target(Target::parallel)",
+        what, e.what());
+    if (const auto* cuda_error = dynamic_cast<const CudaError*>(&e)) {
+      throw CudaError(message, cuda_error->code());
+    }
+    throw TargetError(message);
+  }
+}
+
+}  // namespace
+
+Array Array::empty(DType dtype, Shape shape, Memory memory, int device, Stream stream) {
+  detail::check_shape(shape);
+  const std::size_t bytes =
+      static_cast<std::size_t>(detail::element_count(shape)) * dtype_size(dtype);
+  Array a;
+  if (memory == Memory::host) {
+    a.owner_ = allocate_host(bytes);
+  } else if (bytes > 0) {
+    a.owner_ = needing_gpu("Array::empty(Memory::device)",
+                           [&] { return allocate_device(bytes, device, stream); });
+  }
+  a.data_ = a.owner_.get();
+  a.dtype_ = dtype;
+  a.strides_ = detail::contiguous_strides(shape);
+  a.shape_ = std::move(shape);
+  a.memory_ = memory;
+  a.device_ = device;
+  return a;
+}
+
+Array Array::to_host(Stream stream) const {
+  Array result = Array::empty(dtype_, shape_, Memory::host);
+  if (size() == 0) return result;
+  if (memory_ == Memory::host) {
+    detail::copy_strided_to_contiguous(*this, result.data());
+    return result;
+  }
+  cuda::ContextGuard guard(device_);
+  const detail::Extent extent = detail::memory_extent(*this);
+  if (is_contiguous()) {
+    cuda::copy_device_to_host(result.data(), data_, extent.bytes, stream.handle());
+    cuda::synchronize(stream.handle());
+    return result;
+  }
+  // Strided device view: bring the bytes it spans over, then gather on the host.
+  std::vector<unsigned char> staging(extent.bytes);
+  cuda::copy_device_to_host(staging.data(), static_cast<const char*>(data_) - extent.offset_before,
+                            extent.bytes, stream.handle());
+  cuda::synchronize(stream.handle());
+  Array staged = *this;
+  staged.memory_ = Memory::host;
+  staged.owner_.reset();
+  staged.data_ = staging.data() + extent.offset_before;
+  detail::copy_strided_to_contiguous(staged, result.data());
+  return result;
+}
+
+Array Array::to_device(int device, Stream stream) const {
+  return needing_gpu("to_device", [&] {
+    Array result = Array::empty(dtype_, shape_, Memory::device, device, stream);
+    if (size() == 0) return result;
+    cuda::ContextGuard guard(device);
+    const std::size_t bytes = static_cast<std::size_t>(size()) * dtype_size(dtype_);
+    if (memory_ == Memory::device) {
+      if (!is_contiguous()) return to_host(stream).to_device(device, stream);
+      cuda::copy_device_to_device(result.data(), data_, bytes, stream.handle());
+      return result;
+    }
+    if (is_contiguous()) {
+      cuda::copy_host_to_device(result.data(), data_, bytes, stream.handle());
+      cuda::synchronize(stream.handle());  // the caller may free its host memory right after
+      return result;
+    }
+    std::vector<unsigned char> packed(bytes);
+    detail::copy_strided_to_contiguous(*this, packed.data());
+    cuda::copy_host_to_device(result.data(), packed.data(), bytes, stream.handle());
+    cuda::synchronize(stream.handle());
+    return result;
+  });
+}
+
+}  // namespace jitvec
