@@ -13,6 +13,7 @@ namespace {
 constexpr std::string_view kMagic{"JVCACHE\n", 8};
 constexpr std::size_t kChecksumSize = sizeof(XXH128_canonical_t);
 constexpr std::size_t kHeaderSize = kMagic.size() + sizeof(std::uint32_t) + sizeof(std::uint64_t);
+static_assert(kHeaderSize == kEntryHeaderSize);
 // The smallest length-prefixed string, and so the least room a field or payload can take.
 constexpr std::size_t kMinStringSize = sizeof(std::uint64_t);
 
@@ -144,13 +145,13 @@ std::string serialize(const CacheEntry& entry) {
   return out;
 }
 
-CacheEntry parse(std::string_view bytes, std::string_view origin) {
+std::uint64_t read_entry_size(std::string_view bytes, std::string_view origin) {
   if (bytes.size() < kMagic.size()) {
     throw DamagedEntry(fmt::format("truncated ({} bytes, shorter than the magic)", bytes.size()),
                        origin);
   }
   if (bytes.substr(0, kMagic.size()) != kMagic) throw DamagedEntry("bad magic", origin);
-  if (bytes.size() < kHeaderSize + kChecksumSize) {
+  if (bytes.size() < kHeaderSize) {
     throw DamagedEntry(
         fmt::format("truncated ({} bytes, shorter than an empty entry)", bytes.size()), origin);
   }
@@ -160,8 +161,15 @@ CacheEntry parse(std::string_view bytes, std::string_view origin) {
                                    version, kCacheFormatVersion),
                        origin);
   }
-  const auto size =
-      decode_little_endian<std::uint64_t>(bytes.substr(kMagic.size() + sizeof(std::uint32_t)));
+  return decode_little_endian<std::uint64_t>(bytes.substr(kMagic.size() + sizeof(std::uint32_t)));
+}
+
+CacheEntry parse(std::string_view bytes, std::string_view origin) {
+  const std::uint64_t size = read_entry_size(bytes, origin);
+  if (bytes.size() < kHeaderSize + kChecksumSize) {
+    throw DamagedEntry(
+        fmt::format("truncated ({} bytes, shorter than an empty entry)", bytes.size()), origin);
+  }
   if (size > bytes.size()) {
     throw DamagedEntry(fmt::format("truncated ({} of {} bytes)", bytes.size(), size), origin);
   }

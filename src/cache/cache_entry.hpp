@@ -58,6 +58,14 @@ bool operator==(const Payload& a, const Payload& b);
 bool operator==(const CacheEntry& a, const CacheEntry& b);
 inline bool operator!=(const CacheEntry& a, const CacheEntry& b) { return !(a == b); }
 
+/// Bytes of the header (magic, version, size): what read_entry_size() needs.
+inline constexpr std::size_t kEntryHeaderSize = 8 + 4 + 8;
+
+/// The whole entry's size as its header says, after checking the magic and the version, so
+/// that a reader can compare it with the file's size before reading or allocating anything.
+/// Throws DamagedEntry ("truncated", "bad magic", "wrong format version") like parse().
+std::uint64_t read_entry_size(std::string_view header, std::string_view origin = "<memory>");
+
 /// The entry's file bytes, as in the grammar above.
 std::string serialize(const CacheEntry& entry);
 

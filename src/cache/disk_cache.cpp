@@ -11,11 +11,13 @@
 #include <cerrno>
 #include <set>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 #include "cache/atomic_file.hpp"
 #include "cache/file_trust.hpp"
 #include "core/log.hpp"
+#include "cpu/elf_image.hpp"
 
 namespace jitvec::cache {
 namespace {
@@ -29,7 +31,6 @@ constexpr std::size_t kEntryFileNameLength = kKeyHexLength - kFanOutLength + kEn
 constexpr auto kStaleTemporaryAge = std::chrono::hours(1);
 constexpr mode_t kFolderMode = 0700;
 constexpr mode_t kEntryMode = 0644;
-constexpr std::size_t kReadChunk = 1 << 16;
 constexpr std::size_t kAmbiguousKeysShown = 4;
 
 bool is_lower_hex(std::string_view text) {
@@ -50,21 +51,35 @@ struct ScannedFile {
   std::string key_hex;  ///< empty for temporary files
   std::uint64_t size = 0;
   Clock::time_point modified;
+  /// A regular file; an entry name can also be taken by a folder, a link, a FIFO ...
+  bool regular = true;
+  uid_t owner = 0;
 };
 
 struct FolderScan {
-  std::vector<ScannedFile> entries;  ///< sorted by path
+  std::vector<ScannedFile> entries;  ///< sorted by path; regular files or not
   std::vector<ScannedFile> temporary_files;
   std::vector<std::filesystem::path> subfolders;
+  /// Folders that could not be read, and why: their entries were not seen.
+  std::vector<EntryProblem> unreadable;
 };
+
+bool is_entry_file_name(std::string_view name) {
+  return name.size() == kEntryFileNameLength &&
+         name.substr(name.size() - kEntryExtension.size()) == kEntryExtension &&
+         is_lower_hex(name.substr(0, name.size() - kEntryExtension.size()));
+}
 
 /// The entry files and temporary files of `folder`. Only names the cache itself makes are
 /// reported, so that nothing else in a misconfigured folder (say $HOME) is ever deleted.
 FolderScan scan_folder(const std::filesystem::path& folder) {
   FolderScan scan;
   std::error_code error;
-  for (std::filesystem::directory_iterator sub(folder, error), end; !error && sub != end;
-       sub.increment(error)) {
+  std::filesystem::directory_iterator sub(folder, error);
+  if (error && error != std::errc::no_such_file_or_directory) {
+    scan.unreadable.push_back({folder, "unreadable folder (" + error.message() + ")"});
+  }
+  for (std::filesystem::directory_iterator end; !error && sub != end; sub.increment(error)) {
     const std::string prefix = sub->path().filename().string();
     struct stat sub_info {};
     if (prefix.size() != kFanOutLength || !is_lower_hex(prefix) ||
@@ -73,23 +88,33 @@ FolderScan scan_folder(const std::filesystem::path& folder) {
     }
     scan.subfolders.push_back(sub->path());
     std::error_code sub_error;
-    for (std::filesystem::directory_iterator file(sub->path(), sub_error);
-         !sub_error && file != end; file.increment(sub_error)) {
+    std::filesystem::directory_iterator file(sub->path(), sub_error);
+    if (sub_error) {
+      scan.unreadable.push_back(
+          {sub->path(), "unreadable folder (" + sub_error.message() + "); its entries were not "
+                                                                        "checked"});
+      continue;
+    }
+    for (; !sub_error && file != end; file.increment(sub_error)) {
       const std::string name = file->path().filename().string();
       struct stat info {};
-      if (::lstat(file->path().c_str(), &info) != 0 || S_ISDIR(info.st_mode)) continue;
-      ScannedFile found{
-          file->path(), {}, static_cast<std::uint64_t>(info.st_size), to_time_point(info.st_mtim)};
-      if (is_temporary_file_name(name)) {
+      if (::lstat(file->path().c_str(), &info) != 0) continue;
+      ScannedFile found{file->path(),
+                        {},
+                        static_cast<std::uint64_t>(info.st_size),
+                        to_time_point(info.st_mtim),
+                        S_ISREG(info.st_mode),
+                        info.st_uid};
+      if (is_temporary_file_name(name) && found.regular) {
         scan.temporary_files.push_back(std::move(found));
-      } else if (name.size() == kEntryFileNameLength &&
-                 name.compare(name.size() - kEntryExtension.size(), kEntryExtension.size(),
-                              kEntryExtension) == 0 &&
-                 is_lower_hex(
-                     std::string_view(name).substr(0, name.size() - kEntryExtension.size()))) {
+      } else if (is_entry_file_name(name)) {
+        if (!found.regular) found.size = 0;
         found.key_hex = prefix + name.substr(0, name.size() - kEntryExtension.size());
         scan.entries.push_back(std::move(found));
       }
+    }
+    if (sub_error) {
+      scan.unreadable.push_back({sub->path(), "unreadable folder (" + sub_error.message() + ")"});
     }
   }
   std::sort(scan.entries.begin(), scan.entries.end(),
@@ -120,6 +145,21 @@ class FileDescriptor {
   int fd_;
 };
 
+/// Why a payload that will be mapped or parsed as an ELF image (a host shared object, a
+/// cubin) is not a whole one; a checksum cannot tell.
+std::optional<std::string> payload_problem(const CacheEntry& entry) {
+  for (const Payload& payload : entry.payloads) {
+    if (payload.bytes.empty() || (payload.kind != payload_kind::shared_object &&
+                                  payload.kind != payload_kind::cubin)) {
+      continue;
+    }
+    if (auto problem = cpu::elf_image_problem(payload.bytes)) {
+      return fmt::format("damaged payload '{}': {}", payload.kind, *problem);
+    }
+  }
+  return std::nullopt;
+}
+
 /// Reads and parses one entry file, with no lock, after checking that it and its folder may
 /// be trusted. Never throws for what it finds on disk.
 EntryRead read_entry_file(const std::filesystem::path& file) {
@@ -142,23 +182,55 @@ EntryRead read_entry_file(const std::filesystem::path& file) {
   const FileDescriptor descriptor(fd);
   struct stat info {};
   if (::fstat(fd, &info) != 0) return damaged(fmt::format("unreadable ({})", errno_text(errno)));
+  if (S_ISDIR(info.st_mode)) {
+    return damaged("unusable: a folder has its name (jitvec cache clear removes it)");
+  }
   if (!S_ISREG(info.st_mode)) return damaged("unreadable (it is not a regular file)");
   if (auto why = entry_file_distrust(info)) return untrusted(*why);
 
-  std::string bytes;
-  bytes.reserve(static_cast<std::size_t>(info.st_size));
-  char chunk[kReadChunk];
-  for (;;) {
-    const ssize_t got = ::read(fd, chunk, sizeof(chunk));
-    if (got == 0) break;
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return damaged(fmt::format("unreadable ({})", errno_text(errno)));
-    }
-    bytes.append(chunk, static_cast<std::size_t>(got));
+  // Sizes come from the file system and the header, never from a count inside the entry: a
+  // huge (even sparse) file is refused before a byte of it is read or a byte allocated.
+  const auto file_size = static_cast<std::uint64_t>(info.st_size);
+  if (file_size > kMaxEntrySize) {
+    return damaged(fmt::format("too large ({} bytes; jitvec writes no entry over {} bytes)",
+                               file_size, kMaxEntrySize));
   }
+  // The header says how big the entry is: compare it with the file before reading the rest.
+  std::string bytes(static_cast<std::size_t>(std::min<std::uint64_t>(file_size, kEntryHeaderSize)),
+                    '\0');
+  std::size_t have = 0;
+  for (int part = 0; part < 2; ++part) {
+    if (part == 1) {
+      try {
+        const std::uint64_t declared = read_entry_size(bytes, file.string());
+        if (declared != file_size) {
+          return damaged(declared > file_size
+                             ? fmt::format("truncated ({} of {} bytes)", file_size, declared)
+                             : fmt::format("trailing bytes ({} bytes where the entry says {})",
+                                           file_size, declared));
+        }
+      } catch (const DamagedEntry& error) {
+        return damaged(error.reason());
+      }
+      bytes.resize(static_cast<std::size_t>(file_size));
+    }
+    while (have < bytes.size()) {
+      const ssize_t got = ::pread(fd, bytes.data() + have, bytes.size() - have,
+                                  static_cast<off_t>(have));
+      if (got == 0) break;  // the file shrank since fstat
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        return damaged(fmt::format("unreadable ({})", errno_text(errno)));
+      }
+      have += static_cast<std::size_t>(got);
+    }
+    if (have < bytes.size()) break;  // parse() names what is missing
+  }
+  bytes.resize(have);
   try {
-    return {ReadStatus::valid, parse(bytes, file.string()), {}};
+    CacheEntry entry = parse(bytes, file.string());
+    if (auto problem = payload_problem(entry)) return damaged(*problem);
+    return {ReadStatus::valid, std::move(entry), {}};
   } catch (const DamagedEntry& error) {
     return damaged(error.reason());
   }
@@ -201,6 +273,12 @@ DiskCache::DiskCache(CacheSettings settings) : settings_(std::move(settings)) {
   for (const auto& dir : settings_.read_only_dirs) add_read_only_folder(dir);
 }
 
+void DiskCache::refuse_folder(const std::filesystem::path& path, const std::string& why,
+                              const std::string& warning) {
+  detail::warn_once("cache:refused:" + path.string(), warning);
+  refused_folders_.push_back({path, why});
+}
+
 void DiskCache::open_writable_folder() {
   const auto& dir = settings_.dir;
   if (dir.empty()) {
@@ -209,27 +287,26 @@ void DiskCache::open_writable_folder() {
                       "compiled code is kept in memory only");
     return;
   }
-  if (auto failure = make_private_folders(dir)) {
+  if (!settings_.create_dir) {
+    struct stat info {};
+    if (::stat(dir.c_str(), &info) != 0 && errno == ENOENT) {
+      detail::log().debug("kernel cache folder {} does not exist", dir.string());
+      return;
+    }
+  } else if (auto failure = make_private_folders(dir)) {
     detail::warn_once(
         "cache:unwritable:" + dir.string(),
         fmt::format("jitvec cannot create its kernel cache folder {}: {}; compiled code is "
                     "kept in memory only",
                     dir.string(), *failure));
+    refused_folders_.push_back({dir, "cannot be created: " + *failure});
     return;
   }
-  struct stat info {};
-  std::optional<std::string> why;
-  if (::stat(dir.c_str(), &info) != 0) {
-    why = errno_text(errno);
-  } else {
-    why = folder_distrust(info);
-  }
-  if (why) {
-    detail::warn_once(
-        "cache:refused:" + dir.string(),
-        fmt::format("jitvec refuses its kernel cache folder {}: {}; compiled code is kept "
-                    "in memory only",
-                    dir.string(), *why));
+  if (auto why = folder_chain_distrust(dir)) {
+    refuse_folder(dir, "refused: " + *why,
+                  fmt::format("jitvec refuses its kernel cache folder {}: {}; compiled code is "
+                              "kept in memory only",
+                              dir.string(), *why));
     return;
   }
   folders_.push_back(Folder{dir, false});
@@ -243,16 +320,16 @@ void DiskCache::add_read_only_folder(const std::filesystem::path& path) {
       detail::log().debug("read-only kernel cache folder {} does not exist; skipped",
                           path.string());
     } else {
-      detail::warn_once("cache:refused:" + path.string(),
-                        fmt::format("jitvec cannot use the read-only kernel cache folder {}: {}",
-                                    path.string(), errno_text(errno)));
+      refuse_folder(path, "unusable: " + errno_text(errno),
+                    fmt::format("jitvec cannot use the read-only kernel cache folder {}: {}",
+                                path.string(), errno_text(errno)));
     }
     return;
   }
-  if (auto why = folder_distrust(info)) {
-    detail::warn_once("cache:refused:" + path.string(),
-                      fmt::format("jitvec refuses the read-only kernel cache folder {}: {}",
-                                  path.string(), *why));
+  if (auto why = folder_chain_distrust(path)) {
+    refuse_folder(path, "refused: " + *why,
+                  fmt::format("jitvec refuses the read-only kernel cache folder {}: {}",
+                              path.string(), *why));
     return;
   }
   folders_.push_back(Folder{path, true});
@@ -331,7 +408,37 @@ void DiskCache::explain_miss(const CacheKey& key) const {
   }
 }
 
-bool DiskCache::ensure_subfolder(const std::filesystem::path& subfolder) {
+namespace {
+
+/// Whether a failed write says the whole folder cannot take entries (a full disk, a quota, a
+/// read-only file system, a size limit), rather than something about one entry's path.
+bool folder_wide_failure(const std::error_code& code) {
+  switch (code.value()) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+    case EROFS:
+    case EIO:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Removes what has taken an entry's name, when it is not a file (a folder, say) and the user
+/// owns it; returns whether the name is free now.
+bool free_entry_name(const std::filesystem::path& file) {
+  struct stat info {};
+  if (::lstat(file.c_str(), &info) != 0) return errno == ENOENT;
+  if (S_ISREG(info.st_mode) || info.st_uid != ::geteuid()) return false;
+  std::error_code error;
+  std::filesystem::remove_all(file, error);
+  return !error;
+}
+
+}  // namespace
+
+std::optional<std::string> DiskCache::ensure_subfolder(const std::filesystem::path& subfolder) {
   if (::mkdir(subfolder.c_str(), kFolderMode) != 0 && errno != EEXIST) {
     throw std::system_error(errno, std::generic_category(), "cannot create " + subfolder.string());
   }
@@ -339,15 +446,7 @@ bool DiskCache::ensure_subfolder(const std::filesystem::path& subfolder) {
   if (::stat(subfolder.c_str(), &info) != 0) {
     throw std::system_error(errno, std::generic_category(), "cannot inspect " + subfolder.string());
   }
-  if (auto why = folder_distrust(info)) {
-    detail::warn_once(
-        "cache:refused:" + subfolder.string(),
-        fmt::format("jitvec refuses the kernel cache folder {}: {}; entries under it are neither "
-                    "stored nor loaded",
-                    subfolder.string(), *why));
-    return false;
-  }
-  return true;
+  return folder_distrust(info);
 }
 
 void DiskCache::disable_storing(const std::string& reason) {
@@ -357,6 +456,14 @@ void DiskCache::disable_storing(const std::string& reason) {
       fmt::format("jitvec cannot write to its kernel cache folder {} ({}); compiled code is kept "
                   "in memory only from now on",
                   settings_.dir.string(), reason));
+}
+
+void DiskCache::skip_entry(const std::filesystem::path& file, const std::string& reason) {
+  ++store_failures_;
+  detail::warn_once("cache:store-failed:" + file.string(),
+                    fmt::format("jitvec cannot store the kernel cache entry {} ({}); that loop is "
+                                "kept in memory only, other entries are still stored",
+                                file.string(), reason));
 }
 
 void DiskCache::store(const CacheKey& key, const CacheEntry& entry) {
@@ -371,13 +478,27 @@ void DiskCache::store(const CacheKey& key, const CacheEntry& entry) {
   const std::string bytes = serialize(stored);
   for (int attempt = 1;; ++attempt) {
     try {
-      if (!ensure_subfolder(file.parent_path())) return;
+      if (auto why = ensure_subfolder(file.parent_path())) {
+        // One subfolder (made by another user of a shared sticky folder, say): this entry only.
+        skip_entry(file, fmt::format("its folder {} is refused: {}",
+                                     file.parent_path().string(), *why));
+        return;
+      }
       write_file_atomically(file, bytes, kEntryMode);
       break;
     } catch (const std::system_error& error) {
       // A concurrent clear() can remove the subfolder or the temporary file: try once more.
       if (error.code() == std::errc::no_such_file_or_directory && attempt == 1) continue;
-      disable_storing(error.what());
+      if (folder_wide_failure(error.code())) {
+        disable_storing(error.what());
+        return;
+      }
+      // Something else holds the entry's name (a folder): remove it if it is the user's.
+      if (attempt == 1 && free_entry_name(file)) {
+        detail::log().debug("removed what took the name of kernel cache entry {}", file.string());
+        continue;
+      }
+      skip_entry(file, error.what());
       return;
     }
   }
@@ -401,15 +522,22 @@ PruneReport DiskCache::evict_locked(std::uint64_t max_size) {
     }
   }
 
+  // Files too large to be entries go first, whatever max_size: they can never load, and
+  // counting them would evict every good entry before them.
+  std::vector<ScannedFile> entries;
+  for (auto& entry : scan.entries) {
+    if (entry.regular) entries.push_back(std::move(entry));
+  }
   std::uint64_t total = 0;
-  for (const auto& entry : scan.entries) total += entry.size;
-  if (total > max_size) {
-    std::sort(scan.entries.begin(), scan.entries.end(),
-              [](const ScannedFile& a, const ScannedFile& b) {
-                return std::tie(a.modified, a.path) < std::tie(b.modified, b.path);
-              });
-    for (const auto& entry : scan.entries) {
-      if (total <= max_size) break;
+  for (const auto& entry : entries) total += entry.size;
+  const auto oversized = [](const ScannedFile& entry) { return entry.size > kMaxEntrySize; };
+  if (total > max_size || std::any_of(entries.begin(), entries.end(), oversized)) {
+    std::sort(entries.begin(), entries.end(), [&](const ScannedFile& a, const ScannedFile& b) {
+      return std::make_tuple(!oversized(a), a.modified, a.path) <
+             std::make_tuple(!oversized(b), b.modified, b.path);
+    });
+    for (const auto& entry : entries) {
+      if (total <= max_size && !oversized(entry)) break;
       total -= entry.size;
       // Another process may have evicted it already; then it is gone all the same.
       if (::unlink(entry.path.c_str()) == 0) {
@@ -430,26 +558,37 @@ PruneReport DiskCache::prune(std::uint64_t max_size) {
   return evict_locked(max_size);
 }
 
-std::uint64_t DiskCache::clear() {
+ClearReport DiskCache::clear() {
   const std::lock_guard<std::mutex> lock(maintenance_mutex_);
+  ClearReport report;
   const Folder* folder = writable_folder();
-  if (folder == nullptr) return 0;
-  const FolderScan scan = scan_folder(folder->path);
-  std::uint64_t removed = 0;
+  if (folder == nullptr) return report;
+  FolderScan scan = scan_folder(folder->path);
   for (const auto& entry : scan.entries) {
-    if (::unlink(entry.path.c_str()) == 0) ++removed;
+    if (entry.regular) {
+      if (::unlink(entry.path.c_str()) == 0) ++report.removed_entries;
+    } else if (free_entry_name(entry.path)) {
+      ++report.removed_other;
+    } else {
+      report.problems.push_back(
+          {entry.path, "cannot remove what has taken this entry's name (owned by user " +
+                           std::to_string(entry.owner) + ")"});
+    }
   }
   for (const auto& temporary : scan.temporary_files) ::unlink(temporary.path.c_str());
   // Fails, harmlessly, for a subfolder that still holds something else or a new entry.
   for (const auto& subfolder : scan.subfolders) ::rmdir(subfolder.c_str());
-  return removed;
+  for (auto& unreadable : scan.unreadable) report.problems.push_back(std::move(unreadable));
+  return report;
 }
 
 std::uint64_t DiskCache::total_size() const {
   const Folder* folder = writable_folder();
   if (folder == nullptr) return 0;
   std::uint64_t total = 0;
-  for (const auto& entry : scan_folder(folder->path).entries) total += entry.size;
+  for (const auto& entry : scan_folder(folder->path).entries) {
+    if (entry.regular) total += entry.size;
+  }
   return total;
 }
 
@@ -460,6 +599,7 @@ DiskCache::Stats DiskCache::stats() const {
   stats.stores = stores_.load();
   stats.damaged = damaged_.load();
   stats.evictions = evictions_.load();
+  stats.store_failures = store_failures_.load();
   return stats;
 }
 
@@ -489,8 +629,11 @@ std::vector<EntryInfo> DiskCache::list() const {
 
 VerifyReport DiskCache::verify() const {
   VerifyReport report;
+  report.problems = refused_folders_;
   for (const Folder& folder : folders_) {
-    for (const auto& file : scan_folder(folder.path).entries) {
+    FolderScan scan = scan_folder(folder.path);
+    for (auto& unreadable : scan.unreadable) report.problems.push_back(std::move(unreadable));
+    for (const auto& file : scan.entries) {
       const EntryRead read = read_entry_file(file.path);
       if (read.status == ReadStatus::absent) continue;
       ++report.checked;

@@ -9,13 +9,19 @@
 // over the entry, so a reader sees a whole entry or none, from any thread or process. A load
 // compares the entry's stored key fields with the key's, so a digest collision is a miss.
 //
-// The cache never fails the user's call. A damaged or unreadable entry is a miss (warned once
-// per file) and is replaced by the next store; a folder that cannot be created or written (a
-// full disk, a read-only file system) turns storing off for the process with one warning; a
-// folder or entry that others could have written (see file_trust.hpp) is refused with one
-// warning. After each store, the least recently used entries (by modification time, which a
-// hit refreshes) are evicted until the writable folder holds at most settings.max_size bytes,
-// and temporary files left for an hour by killed writers are deleted.
+// The cache never fails the user's call. A damaged, unreadable or oversized entry (see
+// kMaxEntrySize; sizes are checked against the header before anything is read) is a miss
+// (warned once per file) and is replaced by the next store; so is an entry whose shared object
+// or cubin payload is not a whole ELF image. A failure that concerns the whole folder (a full
+// disk, a quota, a read-only file system) turns storing off for the process with one warning;
+// one that concerns one entry (a folder has taken its name and cannot be removed, its fan-out
+// subfolder belongs to another user of a shared folder) skips that entry with one warning and
+// keeps storing the others. A folder or entry that others could have written (see
+// file_trust.hpp: owners and every parent folder are checked) is refused with one warning.
+// After each store, the least recently used entries (by modification time, which a hit
+// refreshes) are evicted until the writable folder holds at most settings.max_size bytes (files
+// larger than kMaxEntrySize go first, whatever the limit), and temporary files left for an hour
+// by killed writers are deleted.
 //
 // The other calls (list, read_by_key_prefix, verify, prune, clear, total_size) serve the
 // `jitvec cache` command. Every member function may be called from any thread.
@@ -36,6 +42,10 @@
 #include "cache/cache_settings.hpp"
 
 namespace jitvec::cache {
+
+/// The largest entry file read: a loop's binaries take kilobytes to a few megabytes, and a
+/// larger file (a sparse 1 TiB file, say) is damaged, reported without being read.
+inline constexpr std::uint64_t kMaxEntrySize = std::uint64_t{256} << 20;
 
 /// One entry file, as the `jitvec cache list` command shows it.
 struct EntryInfo {
@@ -67,6 +77,14 @@ struct VerifyReport {
   std::vector<EntryProblem> problems;
 };
 
+struct ClearReport {
+  std::uint64_t removed_entries = 0;
+  /// Folders (or other things that are not entry files) removed from entries' names.
+  std::uint64_t removed_other = 0;
+  /// What could not be removed or read, and why.
+  std::vector<EntryProblem> problems;
+};
+
 struct PruneReport {
   std::uint64_t removed_entries = 0;
   std::uint64_t removed_bytes = 0;
@@ -84,9 +102,10 @@ class DiskCache {
     std::uint64_t stores = 0;     ///< entries written
     std::uint64_t damaged = 0;    ///< damaged or unreadable entry files met by load()
     std::uint64_t evictions = 0;  ///< entries removed to keep under max_size (store, prune)
+    std::uint64_t store_failures = 0;  ///< entries not stored for a reason of their own
   };
 
-  /// Creates settings.dir (mode 0700) if it is missing and checks that it and the read-only
+  /// Creates settings.dir (mode 0700) if it is missing (and settings.create_dir) and checks that it and the read-only
   /// folders can be trusted. Never throws for a folder it cannot use: it warns once and does
   /// without that folder.
   explicit DiskCache(CacheSettings settings);
@@ -117,14 +136,15 @@ class DiskCache {
   /// none. Throws CacheError if the prefix is not hexadecimal or matches several keys, and
   /// DamagedEntry (or CacheError, if untrusted) if the matching entry cannot be used.
   std::optional<CacheEntry> read_by_key_prefix(std::string_view hex_prefix) const;
-  /// Reads every entry file of every folder and reports those that cannot be used.
+  /// Reads every entry file of every folder and reports those that cannot be used, with the
+  /// folders that were refused or could not be read.
   VerifyReport verify() const;
   /// Evicts least recently used entries of the writable folder until it holds at most
   /// `max_size` bytes, and deletes temporary files older than an hour.
   PruneReport prune(std::uint64_t max_size);
-  /// Deletes every entry and temporary file of the writable folder (and its emptied fan-out
-  /// subfolders; nothing else); returns how many entries were deleted.
-  std::uint64_t clear();
+  /// Deletes every entry and temporary file of the writable folder, whatever the user owns
+  /// under an entry's name (a folder), and its emptied fan-out subfolders; nothing else.
+  ClearReport clear();
   /// Bytes of entries in the writable folder.
   std::uint64_t total_size() const;
 
@@ -143,15 +163,24 @@ class DiskCache {
   void open_writable_folder();
   void add_read_only_folder(const std::filesystem::path& path);
   const Folder* writable_folder() const;
-  bool ensure_subfolder(const std::filesystem::path& subfolder);
+  /// Creates a fan-out subfolder if missing; why it cannot be trusted, or nullopt. Throws
+  /// std::system_error when it cannot be made or inspected.
+  std::optional<std::string> ensure_subfolder(const std::filesystem::path& subfolder);
   void disable_storing(const std::string& reason);
+  /// One entry could not be stored: warn once for it, count it, keep storing others.
+  void skip_entry(const std::filesystem::path& file, const std::string& reason);
+  void refuse_folder(const std::filesystem::path& path, const std::string& why,
+                     const std::string& warning);
   PruneReport evict_locked(std::uint64_t max_size);
 
   CacheSettings settings_;
   /// The folders load() and the inspection calls search: the writable one first, if usable.
   std::vector<Folder> folders_;
+  /// Folders of the settings that are not used, and why (for verify()).
+  std::vector<EntryProblem> refused_folders_;
   std::atomic<bool> store_enabled_{false};
-  std::atomic<std::uint64_t> hits_{0}, misses_{0}, stores_{0}, damaged_{0}, evictions_{0};
+  std::atomic<std::uint64_t> hits_{0}, misses_{0}, stores_{0}, damaged_{0}, evictions_{0},
+      store_failures_{0};
   /// Serializes this process's scans that delete files (eviction, clear).
   std::mutex maintenance_mutex_;
 };

@@ -7,6 +7,7 @@
 // commands; `stats` reports it. list, stats and verify also write JSON (--json) for scripts,
 // through toml++'s JSON formatter.
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <toml++/toml.h>
 
 #include <cstdint>
@@ -25,22 +26,43 @@ namespace {
 
 struct CacheArguments {
   std::string cache_dir;
+  bool cache_dir_given = false;
   bool json = false;
   std::string key;
   std::string max_size;
 };
 
-/// The settings jitvec would use, with --cache-dir for the writable folder.
+/// The settings jitvec would use, with --cache-dir for the writable folder. These commands
+/// never create the folder; a --cache-dir that is empty or names no folder is a usage error,
+/// while a default folder that does not exist yet is simply empty.
 cache::CacheSettings settings_for(const CacheArguments& args) {
-  CacheOptions options;
-  if (!args.cache_dir.empty()) options.dir = args.cache_dir;
-  return cache::resolve_cache_settings(options);
+  cache::CacheOverrides overrides;
+  if (args.cache_dir_given) {
+    if (args.cache_dir.empty()) throw UsageError("--cache-dir: the folder name is empty");
+    struct stat info {};
+    if (::stat(args.cache_dir.c_str(), &info) != 0) {
+      throw UsageError(fmt::format("--cache-dir: the cache folder '{}' does not exist",
+                                   args.cache_dir));
+    }
+    if (!S_ISDIR(info.st_mode)) {
+      throw UsageError(fmt::format("--cache-dir: '{}' is not a folder", args.cache_dir));
+    }
+    overrides.dir = args.cache_dir;
+  }
+  cache::CacheSettings settings = cache::resolve_cache_settings(overrides);
+  settings.create_dir = false;
+  return settings;
 }
 
 /// The cache with its folders open, whether or not JITVEC_CACHE_DISABLE is set.
 std::unique_ptr<cache::DiskCache> open_cache(const CacheArguments& args) {
   cache::CacheSettings settings = settings_for(args);
   settings.disabled = false;
+  if (!settings.dir.empty() && !std::filesystem::exists(settings.dir)) {
+    fmt::print(stderr, "jitvec: note: the cache folder {} does not exist yet (nothing was stored "
+                       "there)\n",
+               settings.dir.string());
+  }
   return std::make_unique<cache::DiskCache>(std::move(settings));
 }
 
@@ -198,14 +220,16 @@ int run_verify(const CacheArguments& args) {
   if (args.json) {
     toml::array problems;
     for (const cache::EntryProblem& problem : report.problems) {
-      problems.push_back(toml::table{{"path", problem.path.string()}, {"reason", problem.reason}});
+      problems.push_back(
+          toml::table{{"path", problem.path.string()}, {"reason", problem.reason}});
     }
     print_json(toml::table{{"checked", json_int(report.checked)}, {"problems", std::move(problems)}});
   } else {
     for (const cache::EntryProblem& problem : report.problems) {
       fmt::print("{}: {}\n", problem.path.string(), problem.reason);
     }
-    fmt::print("checked {} entries: {} damaged\n", report.checked, report.problems.size());
+    fmt::print("checked {} entries: {} problem{}\n", report.checked, report.problems.size(),
+               report.problems.size() == 1 ? "" : "s");
   }
   return report.problems.empty() ? kExitSuccess : kExitFailure;
 }
@@ -234,9 +258,17 @@ int run_prune(const CacheArguments& args) {
 
 int run_clear(const CacheArguments& args) {
   const std::unique_ptr<cache::DiskCache> disk = open_cache(args);
-  const std::uint64_t removed = disk->clear();
-  fmt::print("removed {} entries from {}\n", removed, disk->settings().dir.string());
-  return kExitSuccess;
+  const cache::ClearReport report = disk->clear();
+  for (const cache::EntryProblem& problem : report.problems) {
+    fmt::print(stderr, "jitvec: {}: {}\n", problem.path.string(), problem.reason);
+  }
+  fmt::print("removed {} entries from {}{}\n", report.removed_entries,
+             disk->settings().dir.string(),
+             report.removed_other == 0
+                 ? std::string()
+                 : fmt::format(", and {} folders that had taken entries' names",
+                               report.removed_other));
+  return report.problems.empty() ? kExitSuccess : kExitFailure;
 }
 
 // ---- registration ----
@@ -245,10 +277,13 @@ CLI::App* add_action(CLI::App& parent, const char* name, const char* description
                      const std::shared_ptr<CacheArguments>& args, CommandAction& chosen,
                      int (*run)(const CacheArguments&)) {
   CLI::App* command = parent.add_subcommand(name, description);
-  command->add_option("--cache-dir", args->cache_dir,
-                      "the writable cache folder (default: JITVEC_CACHE_DIR, else "
-                      "$XDG_CACHE_HOME/jitvec, else ~/.cache/jitvec)");
-  command->callback([&chosen, args, run] { chosen = [args, run] { return run(*args); }; });
+  CLI::Option* dir = command->add_option("--cache-dir", args->cache_dir,
+                                         "the writable cache folder (default: JITVEC_CACHE_DIR, "
+                                         "else $XDG_CACHE_HOME/jitvec, else ~/.cache/jitvec)");
+  command->callback([&chosen, args, run, dir] {
+    args->cache_dir_given = dir->count() > 0;
+    chosen = [args, run] { return run(*args); };
+  });
   return command;
 }
 

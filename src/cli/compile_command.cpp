@@ -2,17 +2,21 @@
 // in definition files into a kernel cache folder, on several threads, with or without a GPU.
 //
 // The work itself (which binaries, building one) is engine/precompile.hpp's; this file chooses
-// the architectures, runs the jobs on worker threads, shows progress on a terminal and reports.
+// the architectures, runs the jobs on worker threads (one per core unless -j says otherwise),
+// prints a line per loop to stderr as it finishes (wherever stderr goes; -q silences them) and a
+// summary with totals (or, with --json, the whole outcome as JSON on stdout).
 // The folder filled is --cache-dir, else the writable cache folder jitvec uses by default
 // (JITVEC_CACHE_DIR, ...). Read-only cache folders (JITVEC_CACHE_PATH) are not searched and
 // JITVEC_CACHE_DISABLE is ignored: afterwards the folder itself holds every loop.
 #include <fmt/format.h>
-#include <unistd.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,6 +28,7 @@
 #include "cli/text_format.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "cuda/device.hpp"
+#include "definitions/definition_file.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/precompile.hpp"
 
@@ -33,9 +38,13 @@ namespace {
 struct CompileArguments {
   std::vector<std::string> files;
   std::vector<std::string> archs;
+  bool archs_given = false;
   std::vector<std::string> targets;
   std::string cache_dir;
+  bool cache_dir_given = false;
   unsigned threads = 0;
+  bool json = false;
+  bool quiet = false;
 };
 
 std::string known_archs_text() {
@@ -45,14 +54,26 @@ std::string known_archs_text() {
 }
 
 /// --arch as given, each checked against what this NVRTC can build.
-std::vector<std::string> checked_archs(const std::vector<std::string>& archs) {
+std::vector<std::string> checked_archs(const std::vector<std::string>& archs, bool given) {
+  if (given && archs.empty()) {
+    throw UsageError(fmt::format("--arch names no architecture: name one or more, like "
+                                 "--arch sm_80,sm_90 (NVRTC knows: {})",
+                                 known_archs_text()));
+  }
   const std::vector<int> supported = compile::supported_archs();
   for (const std::string& arch : archs) {
+    if (arch.empty()) {
+      throw UsageError(fmt::format("--arch: an empty architecture name; name one or more, like "
+                                   "--arch sm_80,sm_90 (NVRTC knows: {})",
+                                   known_archs_text()));
+    }
     int number = 0;
     try {
       number = compile::parse_arch(arch);
     } catch (const ArgumentError& e) {
       throw UsageError(fmt::format("--arch: {} (NVRTC knows: {})", e.what(), known_archs_text()));
+    } catch (const std::exception&) {  // digits beyond an int
+      number = -1;
     }
     if (std::find(supported.begin(), supported.end(), number) == supported.end()) {
       throw UsageError(fmt::format("--arch: {} cannot build code for '{}' (it knows: {})",
@@ -80,32 +101,34 @@ std::vector<std::string> local_archs() {
 }
 
 std::string describe_job(const engine::PrecompileJob& job) {
-  return fmt::format("{} {} {}", job.arch, job.ufunc, job.signature);
+  return fmt::format("{} {} {}", job.ufunc, job.signature, job.arch);
 }
 
-/// Runs every job on `threads` workers; on a terminal, prints a line per finished job.
+std::string outcome_word(const engine::PrecompileResult& result) {
+  return !result.ok ? "failed" : result.from_cache ? "cached" : "compiled";
+}
+
+/// Runs every job on `threads` workers; unless `quiet`, prints a line per finished job to
+/// stderr, wherever it goes (a terminal, a pipe, a log), as ninja and cargo do.
 std::vector<engine::PrecompileResult> run_jobs(Engine& engine,
                                                const std::vector<engine::PrecompileJob>& jobs,
-                                               unsigned threads) {
+                                               unsigned threads, bool quiet) {
   std::vector<engine::PrecompileResult> results(jobs.size());
   std::atomic<std::size_t> next{0};
   std::mutex progress_mutex;
   std::size_t finished = 0;
-  const bool show_progress = ::isatty(STDERR_FILENO) != 0;
   const int width = static_cast<int>(std::to_string(jobs.size()).size());
 
   auto worker = [&] {
     for (std::size_t index = next++; index < jobs.size(); index = next++) {
       results[index] = engine::run_precompile_job(engine, jobs[index]);
-      if (!show_progress) continue;
+      if (quiet) continue;
       const engine::PrecompileResult& result = results[index];
-      const std::string outcome = !result.ok          ? "FAILED"
-                                  : result.from_cache ? "cached"
-                                                      : "compiled " + human_duration(result.seconds);
       std::lock_guard<std::mutex> lock(progress_mutex);
       ++finished;
-      fmt::print(stderr, "[{:>{}}/{}] {}  {}\n", finished, width, jobs.size(),
-                 describe_job(result.job), outcome);
+      fmt::print(stderr, "[{:>{}}/{}] {}  {} {}\n", finished, width, jobs.size(),
+                 describe_job(result.job), outcome_word(result), human_duration(result.seconds));
+      std::fflush(stderr);
     }
   };
   std::vector<std::thread> workers;
@@ -116,12 +139,54 @@ std::vector<engine::PrecompileResult> run_jobs(Engine& engine,
   return results;
 }
 
+void print_json(const std::vector<engine::PrecompileResult>& results, const std::string& cache_dir,
+                unsigned threads, double seconds) {
+  toml::array loops;
+  std::int64_t counts[3] = {0, 0, 0};  // compiled, cached, failed
+  double compile_seconds = 0;
+  for (const engine::PrecompileResult& result : results) {
+    const std::string outcome = outcome_word(result);
+    counts[outcome == "compiled" ? 0 : outcome == "cached" ? 1 : 2]++;
+    if (outcome == "compiled") compile_seconds += result.seconds;
+    loops.push_back(toml::table{{"ufunc", result.job.ufunc},
+                                {"signature", result.job.signature},
+                                {"target", result.job.target == Target::cuda ? "cuda" : "host"},
+                                {"arch", result.job.arch},
+                                {"outcome", outcome},
+                                {"seconds", result.seconds},
+                                {"key", result.key_hex},
+                                {"error", result.error}});
+  }
+  const toml::table document{{"cache_dir", cache_dir},
+                             {"loops", std::move(loops)},
+                             {"compiled", counts[0]},
+                             {"cached", counts[1]},
+                             {"failed", counts[2]},
+                             {"threads", static_cast<std::int64_t>(threads)},
+                             {"seconds", seconds},
+                             {"compile_seconds", compile_seconds}};
+  std::cout << toml::json_formatter(document) << "\n";
+}
+
 int run_compile(const CompileArguments& args) {
   std::vector<Target> targets;
   for (const std::string& name : args.targets) targets.push_back(*parse_target(name));
 
+  if (args.cache_dir_given && args.cache_dir.empty()) {
+    throw UsageError("--cache-dir: the folder name is empty");
+  }
+  // Every argument is checked before anything is created on disk: the architectures, and
+  // that each definition file can be read and parsed (the engine loads them again below).
+  std::vector<std::string> archs = checked_archs(args.archs, args.archs_given);
+  for (const std::string& file : args.files) {
+    try {
+      definitions::parse_definition_file(file);
+    } catch (const DefinitionError& e) {
+      throw UsageError(e.what());
+    }
+  }
   EngineOptions options;
-  if (!args.cache_dir.empty()) options.cache.dir = args.cache_dir;
+  if (args.cache_dir_given) options.cache.dir = args.cache_dir;
   options.cache.read_only_dirs = std::vector<std::filesystem::path>{};
   options.cache.disabled = false;
   Engine engine(options);
@@ -145,7 +210,6 @@ int run_compile(const CompileArguments& args) {
     const std::vector<Target> binaries = engine::binary_targets(name, targets, defined);
     needs_archs |= std::find(binaries.begin(), binaries.end(), Target::cuda) != binaries.end();
   }
-  std::vector<std::string> archs = checked_archs(args.archs);
   if (needs_archs && archs.empty()) archs = local_archs();
 
   const std::vector<engine::PrecompileJob> jobs =
@@ -153,11 +217,12 @@ int run_compile(const CompileArguments& args) {
   const unsigned threads =
       args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<engine::PrecompileResult> results = run_jobs(engine, jobs, threads);
+  const std::vector<engine::PrecompileResult> results = run_jobs(engine, jobs, threads, args.quiet);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   std::size_t compiled = 0, cached = 0, failed = 0;
+  double compile_seconds = 0;
   for (const engine::PrecompileResult& result : results) {
     if (!result.ok) {
       ++failed;
@@ -166,15 +231,26 @@ int run_compile(const CompileArguments& args) {
       ++cached;
     } else {
       ++compiled;
+      compile_seconds += result.seconds;
     }
   }
-  fmt::print("{} loop{} in {}: {} compiled, {} cached, {} failed ({})\n", jobs.size(),
-             jobs.size() == 1 ? "" : "s", disk->settings().dir.string(), compiled, cached, failed, human_duration(seconds));
-  if (!disk->writable()) {
+  const std::string dir = disk->settings().dir.string();
+  if (args.json) {
+    print_json(results, dir, threads, seconds);
+  } else if (!args.quiet) {
+    fmt::print("{} loop{} in {}: {} compiled, {} cached, {} failed ({} on {} thread{}; {} of "
+               "compiling)\n",
+               jobs.size(), jobs.size() == 1 ? "" : "s", dir, compiled, cached, failed,
+               human_duration(seconds), threads, threads == 1 ? "" : "s",
+               human_duration(compile_seconds));
+  }
+  if (!disk->writable() || disk->stats().store_failures > 0) {
     fmt::print(stderr,
-               "jitvec: error: storing into the cache folder '{}' failed (see the warning above); "
-               "some loops were not stored\n",
-               disk->settings().dir.string());
+               "jitvec: error: storing into the cache folder '{}' failed (see the warnings "
+               "above); {} not stored\n",
+               disk->settings().dir.string(),
+               disk->writable() ? fmt::format("{} loops were", disk->stats().store_failures)
+                                : std::string("some loops were"));
     return kExitFailure;
   }
   return failed ? kExitFailure : kExitSuccess;
@@ -190,7 +266,7 @@ void add_compile_command(CLI::App& app, CommandAction& chosen) {
       "architecture and target) into the kernel cache, so that programs start without "
       "compiling. Needs no GPU.");
   command->add_option("files", args->files, "TOML definition files")->required();
-  command
+  CLI::Option* arch = command
       ->add_option("--arch", args->archs,
                    "GPU architectures to build for, comma-separated or repeated (e.g. "
                    "sm_80,sm_90); default: those of this machine's GPUs")
@@ -202,14 +278,24 @@ void add_compile_command(CLI::App& app, CommandAction& chosen) {
                    "file, else cuda")
       ->delimiter(',')
       ->check(CLI::IsMember({"cuda", "cpu", "parallel"}));
-  command->add_option("--cache-dir", args->cache_dir,
-                      "the cache folder to fill (default: JITVEC_CACHE_DIR, else "
-                      "$XDG_CACHE_HOME/jitvec, else ~/.cache/jitvec)");
+  CLI::Option* cache_dir =
+      command->add_option("--cache-dir", args->cache_dir,
+                          "the cache folder to fill (default: JITVEC_CACHE_DIR, else "
+                          "$XDG_CACHE_HOME/jitvec, else ~/.cache/jitvec)");
   command
       ->add_option("-j,--jobs", args->threads,
                    "compile on this many threads (default: one per core)")
       ->check(CLI::Range(1u, 4096u));
-  command->callback([&chosen, args] { chosen = [args] { return run_compile(*args); }; });
+  command->add_flag("--json", args->json,
+                    "write what was built as JSON to stdout (per loop: ufunc, signature, target, "
+                    "arch, outcome, seconds, key, error; then the totals)");
+  command->add_flag("-q,--quiet", args->quiet,
+                    "print no progress lines and no summary, only errors");
+  command->callback([&chosen, args, arch, cache_dir] {
+    args->archs_given = arch->count() > 0;
+    args->cache_dir_given = cache_dir->count() > 0;
+    chosen = [args] { return run_compile(*args); };
+  });
 }
 
 }  // namespace jitvec::cli

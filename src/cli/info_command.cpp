@@ -78,7 +78,7 @@ MachineFacts gather_facts() {
   }
 
   try {
-    facts.cache = cache::resolve_cache_settings(CacheOptions{});
+    facts.cache = cache::resolve_cache_settings();
   } catch (const Error& e) {
     facts.cache_problem = e.what();
   }

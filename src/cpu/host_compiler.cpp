@@ -10,10 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <signal.h>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
+#include "compile/compile_time_limit.hpp"
 #include "core/log.hpp"
 #include "cpu/subprocess.hpp"
 #include "jitvec/errors.hpp"
@@ -113,14 +117,27 @@ std::string find_compiler(const HostCompilerSearch& search) {
   throw TargetError(kNoCompilerMessage);
 }
 
-/// A private folder made with mkdtemp, removed with everything in it when this goes.
+constexpr std::string_view kScratchPrefix = "jitvec-cxx-";
+// A scratch folder lives for one compile, which the time limit bounds; one this old whose
+// process cannot be told (an old name, a reused pid) is stale all the same.
+constexpr auto kStaleScratchAge = std::chrono::hours(24);
+
+fs::path scratch_parent() {
+  std::error_code error;
+  fs::path parent = fs::temp_directory_path(error);
+  return error ? fs::path("/tmp") : parent;
+}
+
+/// Whether the process `pid` is gone (so its scratch folder is stale).
+bool process_gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+/// A private folder made with mkdtemp, "jitvec-cxx-<pid>-XXXXXX", removed with everything in
+/// it when this goes. The pid lets a later process see that a killed one left it behind.
 class TemporaryFolder {
  public:
   TemporaryFolder() {
-    std::error_code error;
-    fs::path parent = fs::temp_directory_path(error);
-    if (error) parent = "/tmp";
-    std::string pattern = (parent / "jitvec-cxx-XXXXXX").string();
+    std::string pattern =
+        (scratch_parent() / fmt::format("{}{}-XXXXXX", kScratchPrefix, ::getpid())).string();
     if (::mkdtemp(pattern.data()) == nullptr) {
       throw Error(fmt::format("could not make a temporary folder '{}': {}", pattern,
                               std::strerror(errno)));
@@ -218,8 +235,43 @@ const HostCompiler& host_compiler() {
   return compiler;
 }
 
+std::size_t remove_stale_scratch_folders(const fs::path& parent) {
+  std::size_t removed = 0;
+  std::error_code error;
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(parent, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, kScratchPrefix.size(), kScratchPrefix) != 0) continue;
+    struct stat info {};
+    // Only the user's own folders, never through a link.
+    if (::lstat(it->path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) ||
+        info.st_uid != ::geteuid()) {
+      continue;
+    }
+    const std::string rest = name.substr(kScratchPrefix.size());
+    const std::size_t dash = rest.find('-');
+    pid_t owner = 0;
+    if (dash != std::string::npos && dash > 0 && dash <= 9 &&
+        rest.find_first_not_of("0123456789") == dash) {
+      owner = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+    }
+    std::error_code time_error;
+    const auto modified = fs::last_write_time(it->path(), time_error);
+    const bool old = !time_error && now - modified > kStaleScratchAge;
+    if (owner == ::getpid() || !(process_gone(owner) || old)) continue;
+    std::error_code remove_error;
+    if (fs::remove_all(it->path(), remove_error) > 0 && !remove_error) {
+      ++removed;
+      detail::log().debug("removed the stale host compiler folder {}", it->path().string());
+    }
+  }
+  return removed;
+}
+
 std::string compile_shared_object(const std::string& source, const std::string& ufunc_name,
                                   const HostCompiler& compiler) {
+  static std::once_flag tidied;
+  std::call_once(tidied, [] { remove_stale_scratch_folders(scratch_parent()); });
   const auto started = std::chrono::steady_clock::now();
   TemporaryFolder folder;
   const fs::path source_path = folder.path() / source_file_name(ufunc_name);
@@ -233,7 +285,17 @@ std::string compile_shared_object(const std::string& source, const std::string& 
   command.push_back("-lmvec");  // libmvec: the SIMD math the prelude declares
 #endif
   command.push_back("-lm");
-  const ProcessResult result = run_program(command);
+  const std::optional<std::chrono::duration<double>> limit = compile::compile_time_limit();
+  const ProcessResult result = run_program(command, limit);
+  if (result.timed_out) {
+    throw CompileError(
+        fmt::format("host compiler did not finish compiling ufunc '{}' within {:g} s and was "
+                    "stopped (JITVEC_COMPILE_TIMEOUT sets the limit in seconds, 0 for none)"
+                    "{}{}\ncommand: {}",
+                    ufunc_name, limit->count(), result.output.empty() ? "" : ":\n",
+                    result.output, format_command(command)),
+        ufunc_name, result.output, compiler.flags);
+  }
   if (!result.succeeded()) {
     const std::string how = result.signal != 0
                                 ? fmt::format("killed by signal {}", result.signal)

@@ -7,10 +7,13 @@
 // there. Its flags are fixed (see kBaseFlags in the .cpp) plus JITVEC_CXXFLAGS. The identity
 // string names the compiler exactly (version line, target, resolved path) so that caches of
 // compiled objects can key on it. compile_shared_object() runs the compiler without a shell in a
-// private temporary folder, which it always removes, and returns the object's bytes, or throws
-// CompileError with the compiler's full log.
+// private temporary folder, which it always removes (and a later process removes one a killed
+// process left), within a time limit, and returns the object's bytes, or throws CompileError
+// with the compiler's full log.
 #pragma once
 
+#include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,10 +54,18 @@ HostCompiler resolve_host_compiler(const HostCompilerSearch& search);
 /// resolution throws, and is tried again on the next call).
 const HostCompiler& host_compiler();
 
+/// Removes the host compiler's scratch folders ("jitvec-cxx-<pid>-*") in `parent` that the
+/// current user owns and whose process is gone or that are over a day old: what killed
+/// processes left behind. Returns how many it removed. compile_shared_object() runs it once
+/// per process, on the temporary folder.
+std::size_t remove_stale_scratch_folders(const std::filesystem::path& parent);
+
 /// Compiles `source` into a shared object and returns the object file's bytes. `ufunc_name`
 /// names the ufunc in messages and names the source file. Throws jitvec::CompileError (message
 /// "host compiler failed to compile ufunc '<name>' ...", then the log and the command) when the
-/// compiler rejects the source, and jitvec::TargetError when it cannot be started.
+/// compiler rejects the source or runs past JITVEC_COMPILE_TIMEOUT (compile_time_limit.hpp;
+/// the compiler and everything it started are killed), and jitvec::TargetError when it cannot
+/// be started.
 std::string compile_shared_object(const std::string& source, const std::string& ufunc_name,
                                   const HostCompiler& compiler);
 

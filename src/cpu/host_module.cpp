@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/log.hpp"
+#include "cpu/elf_image.hpp"
 #include "jitvec/errors.hpp"
 
 namespace jitvec::cpu {
@@ -102,6 +103,11 @@ void* load_through_temporary_file(std::string_view bytes, std::string& failure) 
 
 HostModule HostModule::load_bytes(std::string_view so_bytes) {
   std::string description = fmt::format("an in-memory object of {} bytes", so_bytes.size());
+  // The loader maps segments from the file: one that ends past the file's end would be a
+  // SIGBUS on first touch, not an error. Refuse what is not whole first.
+  if (auto problem = elf_image_problem(so_bytes)) {
+    throw Error(fmt::format("could not load the host module ({}): {}", description, *problem));
+  }
   int memory_file = -1;
   std::string memory_failure;
   if (void* handle = load_through_memory_file(so_bytes, memory_file, memory_failure)) {

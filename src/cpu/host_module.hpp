@@ -16,7 +16,8 @@ namespace jitvec::cpu {
 class HostModule {
  public:
   /// Loads a shared object from its bytes. Throws jitvec::Error, with dlerror()'s text, when
-  /// the bytes are not a loadable object for this process.
+  /// the bytes are not a loadable object for this process, and before any mapping when they
+  /// are not a whole ELF image (elf_image.hpp): a truncated object fails, never crashes.
   static HostModule load_bytes(std::string_view so_bytes);
   /// Loads the shared object at `path`. Throws jitvec::Error naming the file and the reason.
   static HostModule load_file(const std::string& path);

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/edit_distance.hpp"
 #include "jitvec/errors.hpp"
 
 namespace jitvec::definitions {
@@ -61,21 +62,7 @@ bool is_identifier(std::string_view word) {
          std::all_of(word.begin() + 1, word.end(), is_rest) && !is_cpp_keyword(word);
 }
 
-// Levenshtein distance, for "did you mean" hints on misspelt keys and tables.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
+using detail::edit_distance;  // core/edit_distance.hpp, for "did you mean" hints
 
 template <std::size_t N>
 std::optional<std::string_view> closest(std::string_view word,
@@ -351,6 +338,11 @@ class DefinitionParser {
 }  // namespace
 
 DefinitionSet parse_definition_text(std::string_view text, std::string file_name_for_messages) {
+  if (text.size() > kMaxDefinitionFileSize) {
+    throw DefinitionError(fmt::format(
+        "{}: definition file is too large ({} bytes; at most {} MiB of definitions are read)",
+        file_name_for_messages, text.size(), kMaxDefinitionFileSize >> 20));
+  }
   return DefinitionParser(text, std::move(file_name_for_messages)).parse();
 }
 
@@ -365,13 +357,24 @@ DefinitionSet parse_definition_file(const std::filesystem::path& file) {
     throw DefinitionError(
         fmt::format("{}: cannot read definition file: {}", name, std::strerror(errno)));
   }
-  std::ostringstream contents;
-  contents << stream.rdbuf();
+  // Read at most one byte past the bound, whatever the file is (a device, a FIFO, a huge file):
+  // its size is not trusted, and nothing is allocated from it.
+  std::string contents;
+  char chunk[1 << 16];
+  while (contents.size() <= kMaxDefinitionFileSize &&
+         stream.read(chunk, sizeof chunk).gcount() > 0) {
+    contents.append(chunk, static_cast<std::size_t>(stream.gcount()));
+  }
   if (stream.bad()) {
     throw DefinitionError(
         fmt::format("{}: cannot read definition file: {}", name, std::strerror(errno)));
   }
-  return parse_definition_text(contents.str(), name);
+  if (contents.size() > kMaxDefinitionFileSize) {
+    throw DefinitionError(fmt::format(
+        "{}: definition file is too large (over {} MiB; definition files hold source text)",
+        name, kMaxDefinitionFileSize >> 20));
+  }
+  return parse_definition_text(contents, name);
 }
 
 }  // namespace jitvec::definitions

@@ -30,6 +30,7 @@
 // basic string ("""...""") a line-ending backslash joins lines, so prefer '''.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -69,13 +70,18 @@ struct DefinitionSet {
   std::vector<UfuncDefinition> ufuncs;
 };
 
+/// The most bytes of definitions read from one file (16 MiB): a larger file (or an endless
+/// one, like /dev/zero) is a DefinitionError, found without reading more than that.
+inline constexpr std::size_t kMaxDefinitionFileSize = std::size_t{16} << 20;
+
 /// Reads and checks the definition file at `file`; messages name it as `file.string()`.
-/// Throws DefinitionError for an unreadable file and for every problem parse_definition_text
-/// reports.
+/// Throws DefinitionError for an unreadable or too large file and for every problem
+/// parse_definition_text reports.
 DefinitionSet parse_definition_file(const std::filesystem::path& file);
 
 /// Parses definition-file `text`; `file_name_for_messages` names it in errors and origins.
-/// Throws DefinitionError (with file, line and entry) for a TOML syntax error, an unknown
+/// Throws DefinitionError (with file, line and entry) for text over kMaxDefinitionFileSize, a
+/// TOML syntax error, an unknown
 /// top-level table or entry key, a missing or mistyped value, an empty source or signature
 /// list, an unknown target, a name that is not a C++ identifier, or a name used twice.
 DefinitionSet parse_definition_text(std::string_view text, std::string file_name_for_messages);

@@ -48,7 +48,7 @@ TEST_CASE("jitvec cache verify passes a good cache and names a damaged entry", "
   const CommandOutput good = run_jitvec({"cache", "verify", "--cache-dir", copy.cache.string()});
   INFO(good.out << good.err);
   CHECK(good.exit_code == 0);
-  CHECK(contains(good.out, "checked " + std::to_string(copy.entries) + " entries: 0 damaged"));
+  CHECK(contains(good.out, "checked " + std::to_string(copy.entries) + " entries: 0 problems"));
 
   const fs::path victim = jitvec::test::entry_files(copy.cache).front();
   flip_byte(victim, static_cast<std::streamoff>(fs::file_size(victim) / 2));
@@ -57,7 +57,7 @@ TEST_CASE("jitvec cache verify passes a good cache and names a damaged entry", "
   INFO(bad.out << bad.err);
   CHECK(bad.exit_code == 1);
   CHECK(contains(bad.out, victim.string() + ": checksum mismatch"));
-  CHECK(contains(bad.out, "1 damaged"));
+  CHECK(contains(bad.out, "checked " + std::to_string(copy.entries) + " entries: 1 problem\n"));
 
   const CommandOutput json =
       run_jitvec({"cache", "verify", "--json", "--cache-dir", copy.cache.string()});
@@ -142,3 +142,50 @@ TEST_CASE("jitvec cache show prints an entry's key fields and generated source",
   CHECK(contains(missing.err, "jitvec: error: no cache entry's key starts with '0000000000000000'"));
 }
 #endif  // JITVEC_CLI_PATH
+
+#if defined(JITVEC_CLI_PATH)
+TEST_CASE("jitvec cache commands only look: a missing folder is named, never created", "[cli]") {
+  TempFolder scratch;
+  const fs::path missing = scratch.path() / "DOES_NOT_EXIST";
+  for (const char* command : {"list", "stats", "verify", "prune", "clear"}) {
+    INFO(command);
+    const CommandOutput run = run_jitvec({"cache", command, "--cache-dir", missing.string()});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "jitvec: error: --cache-dir: the cache folder '" + missing.string() +
+                                "' does not exist"));
+    CHECK_FALSE(fs::exists(missing));
+  }
+  const CommandOutput empty_name = run_jitvec({"cache", "list", "--cache-dir", ""});
+  CHECK(empty_name.exit_code == 2);
+  CHECK(contains(empty_name.err, "--cache-dir: the folder name is empty"));
+
+  // The default folder (here JITVEC_CACHE_DIR) not made yet is simply empty.
+  const CommandOutput stats =
+      run_jitvec({"cache", "stats", "--json"}, {"JITVEC_CACHE_DIR=" + missing.string()});
+  INFO(stats.err);
+  CHECK(stats.exit_code == 0);
+  CHECK(jitvec::test::parse_json(stats.out)["entries"].number == 0);
+  CHECK(contains(stats.err, "does not exist yet"));
+  CHECK_FALSE(fs::exists(missing));
+}
+
+TEST_CASE("bad JITVEC_CACHE_MAX_SIZE and JITVEC_LOG_LEVEL values warn and the defaults apply",
+          "[cli]") {
+  TempFolder scratch;
+  const std::string dir = "JITVEC_CACHE_DIR=" + scratch.path().string();
+  const CommandOutput decimal =
+      run_jitvec({"cache", "stats", "--json"}, {dir, "JITVEC_CACHE_MAX_SIZE=500MB"});
+  INFO(decimal.err);
+  REQUIRE(decimal.exit_code == 0);  // before: an uncaught exception
+  CHECK(jitvec::test::parse_json(decimal.out)["max_size"].number == 500000000);
+
+  // A misspelled level used to silence every warning, this one included.
+  const CommandOutput bad = run_jitvec({"cache", "stats", "--json"},
+                                       {dir, "JITVEC_CACHE_MAX_SIZE=lots", "JITVEC_LOG_LEVEL=wran"});
+  INFO(bad.err);
+  REQUIRE(bad.exit_code == 0);
+  CHECK(jitvec::test::parse_json(bad.out)["max_size"].number == 1073741824);
+  CHECK(contains(bad.err, "JITVEC_LOG_LEVEL='wran' is not a log level"));
+  CHECK(contains(bad.err, "JITVEC_CACHE_MAX_SIZE='lots' is not a size"));
+}
+#endif

@@ -4,6 +4,7 @@
 #if defined(JITVEC_CLI_PATH)
 #include <fmt/format.h>
 
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -30,6 +31,15 @@ TEST_CASE("jitvec compile builds every ufunc x signature x arch of the samples",
   CHECK(contains(samples.first_run.out,
                  fmt::format("{} loops in {}: {} compiled, 0 cached, 0 failed", expected,
                              samples.cache.string(), expected)));
+
+  SECTION("a line per loop goes to stderr even when it is a pipe, as ninja and cargo print") {
+    // Before: only on a terminal, so a log or CI showed nothing for a minute.
+    CHECK(contains(samples.first_run.err, fmt::format("[ 1/{}] ", expected)));
+    CHECK(contains(samples.first_run.err, fmt::format("[{}/{}] ", expected, expected)));
+    CHECK(contains(samples.first_run.err, "gaussian_pdf float32(float32, float32, float32) sm_90"
+                                          "  compiled "));
+    CHECK(contains(samples.first_run.out, " threads; "));
+  }
 
   SECTION("cache list --json lists them, one per signature and arch, all cuda") {
     const CommandOutput list =
@@ -112,7 +122,7 @@ TEST_CASE("jitvec compile reports a ufunc that does not compile with NVRTC's log
   // The mistake is on line 6 of broken.toml.
   CHECK(contains(run.err, "broken.toml(6): error"));
   CHECK(contains(run.err, "not_declared_anywhere"));
-  CHECK(contains(run.err, "jitvec: error: sm_90 broken float32(float32)"));
+  CHECK(contains(run.err, "jitvec: error: broken float32(float32) sm_90:"));
   CHECK(contains(run.out, "1 loop in"));
   CHECK(contains(run.out, "1 failed"));
   CHECK(jitvec::test::entry_files(cache).empty());
@@ -160,6 +170,99 @@ TEST_CASE("jitvec compile refuses bad usage with exit status 2", "[cli]") {
     CHECK(contains(run.err, "jitvec: error:"));
   }
   CHECK(jitvec::test::entry_files(cache).empty());
+}
+
+TEST_CASE("jitvec compile --json reports every loop; -q prints nothing but errors", "[cli]") {
+  TempFolder scratch;
+  const fs::path file = fs::path(JITVEC_SOURCE_DIR) / "samples" / "polar_distance.toml";
+  const std::size_t signatures = jitvec::test::signature_count({file});
+  const fs::path cache = scratch.path() / "cache";
+  const CommandOutput run = run_jitvec(
+      {"compile", file.string(), "--target", "cpu", "--cache-dir", cache.string(), "--json"});
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  const Json document = jitvec::test::parse_json(run.out);
+  CHECK(document["cache_dir"].string == cache.string());
+  CHECK(document["compiled"].number == static_cast<double>(signatures));
+  CHECK(document["cached"].number == 0);
+  CHECK(document["failed"].number == 0);
+  CHECK(document["seconds"].number > 0);
+  REQUIRE(document["loops"].array.size() == signatures);
+  for (const Json& loop : document["loops"].array) {
+    CHECK(loop["ufunc"].string == "polar_distance");
+    CHECK(loop["target"].string == "host");
+    CHECK(loop["arch"].string == "host");
+    CHECK(loop["outcome"].string == "compiled");
+    CHECK(loop["key"].string.size() == 32);
+    CHECK(loop["error"].string.empty());
+  }
+
+  const CommandOutput quiet =
+      run_jitvec({"compile", file.string(), "--target", "cpu", "--cache-dir", cache.string(), "-q"});
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.out.empty());
+  CHECK(quiet.err.empty());
+}
+
+TEST_CASE("jitvec compile turns bad values into usage errors in the user's terms", "[cli]") {
+  TempFolder scratch;
+  const std::string sample = (fs::path(JITVEC_SOURCE_DIR) / "samples" / "gaussian_pdf.toml").string();
+  const std::string cache = (scratch.path() / "cache").string();
+  SECTION("an architecture number beyond any int") {
+    const CommandOutput run =
+        run_jitvec({"compile", sample, "--arch", "sm_99999999999", "--cache-dir", cache});
+    CHECK(run.exit_code == 2);  // before: "error: stoi", status 1
+    CHECK(contains(run.err, "jitvec: error: --arch: "));
+    CHECK(contains(run.err, "cannot build code for 'sm_99999999999'"));
+    CHECK_FALSE(contains(run.err, "stoi"));
+  }
+  SECTION("only commas") {
+    const CommandOutput run = run_jitvec({"compile", sample, "--arch", ",,", "--cache-dir", cache});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "jitvec: error: --arch"));
+  }
+  SECTION("an empty cache folder name") {
+    const CommandOutput run = run_jitvec({"compile", sample, "--arch", "sm_90", "--cache-dir", ""});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "jitvec: error: --cache-dir: the folder name is empty"));
+  }
+  SECTION("a definition file that is too large") {
+    const fs::path huge = scratch.path() / "huge.toml";
+    {
+      std::ofstream stream(huge, std::ios::binary);
+      const std::string line = "#" + std::string(1023, 'x') + "\n";
+      for (int i = 0; i < 17 * 1024; ++i) stream << line;
+    }
+    const CommandOutput run =
+        run_jitvec({"compile", huge.string(), "--arch", "sm_90", "--cache-dir", cache});
+    CHECK(run.exit_code == 2);
+    CHECK(contains(run.err, "definition file is too large (over 16 MiB"));
+  }
+  CHECK_FALSE(fs::exists(cache));
+}
+
+TEST_CASE("jitvec compile stores over a folder that took an entry's place", "[cli]") {
+  TempFolder scratch;
+  const fs::path file = fs::path(JITVEC_SOURCE_DIR) / "samples" / "polar_distance.toml";
+  const fs::path cache = scratch.path() / "cache";
+  const std::vector<std::string> args = {"compile", file.string(), "--target", "cpu",
+                                         "--cache-dir", cache.string()};
+  REQUIRE(run_jitvec(args).exit_code == 0);
+  const auto entries = jitvec::test::entry_files(cache);
+  REQUIRE_FALSE(entries.empty());
+  fs::remove(entries.front());
+  fs::create_directories(entries.front() / "in-the-way");
+
+  const CommandOutput verify = run_jitvec({"cache", "verify", "--cache-dir", cache.string()});
+  CHECK(verify.exit_code == 1);
+  CHECK(contains(verify.out, entries.front().string() + ": unusable: a folder has its name"));
+
+  const CommandOutput again = run_jitvec(args);  // before: storing off, exit status 1
+  INFO(again.out << again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(contains(again.out, "1 compiled"));
+  CHECK(fs::is_regular_file(entries.front()));
+  CHECK(run_jitvec({"cache", "verify", "--cache-dir", cache.string()}).exit_code == 0);
 }
 
 TEST_CASE("jitvec --help works for every command", "[cli]") {

@@ -1,5 +1,6 @@
-// tests/unit/test_cache_settings.cpp: cache settings come from the options, then the
-// environment, then the defaults; bad environment values are errors that name the variable.
+// tests/unit/test_cache_settings.cpp: cache settings come from the overrides, then the
+// environment, then the defaults; a bad environment value is warned about, naming the
+// variable, and the default applies (it never fails the program).
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -8,10 +9,12 @@
 #include "cache/cache_errors.hpp"
 #include "cache/cache_settings.hpp"
 #include "catch.hpp"
+#include "unit/log_capture.hpp"
 
 namespace {
 
-using jitvec::CacheOptions;
+using CacheOptions = jitvec::cache::CacheOverrides;
+using jitvec_test::LogCapture;
 using jitvec::cache::CacheError;
 using jitvec::cache::parse_cache_size;
 using jitvec::cache::resolve_cache_settings;
@@ -106,34 +109,77 @@ TEST_CASE("JITVEC_CACHE_DISABLE takes the usual switch spellings", "[cache]") {
     const ScopedEnvironment environment(with({{"JITVEC_CACHE_DISABLE", off}}));
     CHECK_FALSE(resolve_cache_settings({}).disabled);
   }
-  const ScopedEnvironment environment(with({{"JITVEC_CACHE_DISABLE", "maybe"}}));
-  CHECK_THROWS_WITH(resolve_cache_settings({}),
-                    "JITVEC_CACHE_DISABLE='maybe' is not a switch: expected 1, true, yes, on, 0, "
-                    "false, no or off");
+  {
+    const ScopedEnvironment environment(with({{"JITVEC_CACHE_DISABLE", "maybe"}}));
+    const LogCapture log;
+    CHECK_FALSE(resolve_cache_settings({}).disabled);
+    CHECK(log.warnings({"JITVEC_CACHE_DISABLE='maybe' is not a switch (expected 1, true, yes, on, "
+                        "0, false, no or off); ignoring it"}) == 1);
+  }
   CacheOptions options;
   options.disabled = false;
   CHECK_FALSE(resolve_cache_settings(options).disabled);
 }
 
-TEST_CASE("cache sizes are bytes or K, M, G multiples of 1024", "[cache]") {
+TEST_CASE("cache sizes take K/M/G/T and KiB.. (powers of 1024) or KB.. (powers of 1000)",
+          "[cache]") {
+  constexpr std::uint64_t KiB = 1024, MiB = KiB * KiB, GiB = MiB * KiB, TiB = GiB * KiB;
   CHECK(parse_cache_size("0", "size") == 0);
   CHECK(parse_cache_size("12345", "size") == 12345);
-  CHECK(parse_cache_size("512K", "size") == 512ull * 1024);
-  CHECK(parse_cache_size("3m", "size") == 3ull * 1024 * 1024);
-  CHECK(parse_cache_size("2G", "size") == 2ull * 1024 * 1024 * 1024);
-  for (const char* bad :
-       {"", "K", "12Q", "1.5G", "-1", "12 M", "10GB", "99999999999999999999", "17179869184G"}) {
+  CHECK(parse_cache_size("12345B", "size") == 12345);
+  CHECK(parse_cache_size("512K", "size") == 512 * KiB);
+  CHECK(parse_cache_size("512KiB", "size") == 512 * KiB);
+  CHECK(parse_cache_size("512kb", "size") == 512000);
+  CHECK(parse_cache_size("3m", "size") == 3 * MiB);
+  CHECK(parse_cache_size("3MiB", "size") == 3 * MiB);
+  CHECK(parse_cache_size("500MB", "size") == 500000000);
+  CHECK(parse_cache_size("500 MB", "size") == 500000000);
+  CHECK(parse_cache_size("2G", "size") == 2 * GiB);
+  CHECK(parse_cache_size("2gib", "size") == 2 * GiB);
+  CHECK(parse_cache_size("10GB", "size") == 10000000000ull);
+  CHECK(parse_cache_size("1T", "size") == TiB);
+  CHECK(parse_cache_size("1TB", "size") == 1000000000000ull);
+  CHECK(parse_cache_size("16777215TiB", "size") == 16777215 * TiB);
+  for (const char* bad : {"", "K", "12Q", "1.5G", "-1", "12 ", "12  M", " 12", "12MBs", "12iB",
+                          "99999999999999999999", "17179869184G", "16777216TiB"}) {
     INFO(bad);
     CHECK_THROWS_AS(parse_cache_size(bad, "size"), CacheError);
   }
-  CHECK_THROWS_WITH(parse_cache_size("lots", "JITVEC_CACHE_MAX_SIZE"),
-                    "JITVEC_CACHE_MAX_SIZE='lots' is not a size: expected a number of bytes, "
-                    "optionally with a K, "
-                    "M or G suffix");
+  CHECK_THROWS_WITH(parse_cache_size("lots", "--max-size"),
+                    "--max-size='lots' is not a size: expected a whole number of bytes, "
+                    "optionally with a unit: K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024), "
+                    "KB, MB, GB, TB (powers of 1000)");
 
-  const ScopedEnvironment environment(with({{"JITVEC_CACHE_MAX_SIZE", "64M"}}));
-  CHECK(resolve_cache_settings({}).max_size == 64ull * 1024 * 1024);
+  {
+    const ScopedEnvironment environment(with({{"JITVEC_CACHE_MAX_SIZE", "64M"}}));
+    CHECK(resolve_cache_settings({}).max_size == 64 * MiB);
+  }
+  {
+    // Issue 15: "500MB" made every program fail with an uncaught exception.
+    const ScopedEnvironment environment(with({{"JITVEC_CACHE_MAX_SIZE", "500MB"}}));
+    CHECK(resolve_cache_settings({}).max_size == 500000000);
+  }
+  {
+    const ScopedEnvironment environment(with({{"JITVEC_CACHE_MAX_SIZE", "lots"}}));
+    const LogCapture log;
+    CHECK(resolve_cache_settings({}).max_size == jitvec::cache::kDefaultMaxCacheSize);
+    CHECK(log.warnings({"JITVEC_CACHE_MAX_SIZE='lots' is not a size", "ignoring it",
+                        "1073741824 bytes (1 GiB, the default)"}) == 1);
+  }
   CacheOptions options;
   options.max_size = 1000;
   CHECK(resolve_cache_settings(options).max_size == 1000);
+}
+
+TEST_CASE("JITVEC_LOG_LEVEL names are read in any case; others are not levels", "[cache][log]") {
+  using jitvec::detail::parse_log_level;
+  CHECK(parse_log_level("debug") == spdlog::level::debug);
+  CHECK(parse_log_level("WARN") == spdlog::level::warn);
+  CHECK(parse_log_level("warning") == spdlog::level::warn);
+  CHECK(parse_log_level("Error") == spdlog::level::err);
+  CHECK(parse_log_level("off") == spdlog::level::off);
+  CHECK(parse_log_level("trace") == spdlog::level::trace);
+  CHECK_FALSE(parse_log_level("debgu"));
+  CHECK_FALSE(parse_log_level(""));
+  CHECK_FALSE(parse_log_level("3"));
 }

@@ -1,10 +1,22 @@
-// tests/unit/test_cpu_subprocess.cpp: running the host compiler's process without a shell.
+// tests/unit/test_cpu_subprocess.cpp: running the host compiler's process without a shell,
+// within a time limit, leaving nothing behind when the caller is killed.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catch.hpp"
+#include "cpu/host_compiler.hpp"
 #include "cpu/subprocess.hpp"
 #include "jitvec/errors.hpp"
+#include "support.hpp"
 
 using jitvec::cpu::format_command;
 using jitvec::cpu::run_program;
@@ -42,4 +54,147 @@ TEST_CASE("run_program reports signals, empty stdin and programs that cannot sta
 TEST_CASE("format_command quotes what a shell would split or expand", "[cpu][subprocess]") {
   CHECK(format_command({"/usr/bin/c++", "-O3", "-o", "/tmp/x.so"}) == "/usr/bin/c++ -O3 -o /tmp/x.so");
   CHECK(format_command({"a b", "it's", "", "$x"}) == "'a b' 'it'\\''s' '' '$x'");
+}
+
+// ---- issue 15: killed processes leave nothing behind; compiles have a time limit ----
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const auto paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
+}
+
+bool ends_within(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!ended(pid)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("run_program kills the program and all it started when the time limit runs out",
+          "[cpu][subprocess]") {
+  jitvec_test::TempDir dir;
+  const fs::path pids = dir.path() / "pids";
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = run_program(
+      {"/bin/sh", "-c", "sleep 30 & echo $! > '" + pids.string() + "'; echo waiting; wait"},
+      std::chrono::milliseconds(500));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  CHECK(result.timed_out);
+  CHECK_FALSE(result.succeeded());
+  CHECK(result.signal == SIGKILL);
+  CHECK(result.output == "waiting\n");
+  CHECK(seconds < 10.0);
+  std::ifstream in(pids);
+  pid_t sleeper = 0;
+  REQUIRE(in >> sleeper);
+  CHECK(ends_within(sleeper, std::chrono::seconds(5)));
+
+  const auto quick = run_program({"/bin/sh", "-c", "echo done"}, std::chrono::seconds(30));
+  CHECK(quick.succeeded());
+  CHECK_FALSE(quick.timed_out);
+  CHECK(quick.output == "done\n");
+}
+
+TEST_CASE("a program run_program started dies with the process that started it",
+          "[cpu][subprocess]") {
+  jitvec_test::TempDir dir;
+  const fs::path pids = dir.path() / "pids";
+  const std::string tool = std::string(JITVEC_TOOLS_DIR) + "/run_program_and_hang";
+  const auto runner = run_program({"/bin/sh", "-c",
+                                   "'" + tool + "' '" + pids.string() + "' >/dev/null 2>&1 & echo $!"});
+  REQUIRE(runner.succeeded());
+  const pid_t parent = static_cast<pid_t>(std::stol(runner.output));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!fs::exists(pids) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(fs::exists(pids));
+  pid_t shell = 0, sleeper = 0;
+  {
+    std::ifstream in(pids);
+    REQUIRE(in >> shell >> sleeper);
+  }
+  CHECK_FALSE(ended(shell));
+  CHECK_FALSE(ended(sleeper));
+  REQUIRE(::kill(parent, SIGKILL) == 0);
+  CHECK(ends_within(shell, std::chrono::seconds(5)));
+  CHECK(ends_within(sleeper, std::chrono::seconds(5)));  // before: it slept on, orphaned
+  ::kill(sleeper, SIGKILL);  // whatever happened, leave nothing behind
+  ::kill(shell, SIGKILL);
+}
+
+TEST_CASE("stale host compiler scratch folders are removed, live and foreign ones kept",
+          "[cpu][subprocess]") {
+  jitvec_test::TempDir dir;
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  REQUIRE(dead > 0);
+  REQUIRE(::waitpid(dead, nullptr, 0) == dead);
+  const fs::path of_dead = dir.path() / ("jitvec-cxx-" + std::to_string(dead) + "-AbC123");
+  const fs::path of_live = dir.path() / ("jitvec-cxx-" + std::to_string(::getppid()) + "-AbC123");
+  const fs::path of_mine = dir.path() / ("jitvec-cxx-" + std::to_string(::getpid()) + "-AbC123");
+  const fs::path old_name = dir.path() / "jitvec-cxx-Zq81xY";  // before pids were in the name
+  const fs::path recent_old_name = dir.path() / "jitvec-cxx-Aq81xY";
+  const fs::path other = dir.path() / "jitvec-other-1";
+  for (const fs::path& folder : {of_dead, of_live, of_mine, old_name, recent_old_name, other}) {
+    fs::create_directories(folder / "inner");
+    std::ofstream(folder / "inner" / "ufunc.cpp") << "int x;";
+  }
+  const auto two_days_ago = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  fs::last_write_time(old_name, two_days_ago);
+  std::ofstream(dir.path() / "jitvec-cxx-1-file") << "a file, not a folder";
+
+  CHECK(jitvec::cpu::remove_stale_scratch_folders(dir.path()) == 2);
+  CHECK_FALSE(fs::exists(of_dead));
+  CHECK_FALSE(fs::exists(old_name));
+  CHECK(fs::exists(of_live));
+  CHECK(fs::exists(of_mine));
+  CHECK(fs::exists(recent_old_name));
+  CHECK(fs::exists(other));
+  CHECK(fs::exists(dir.path() / "jitvec-cxx-1-file"));
+}
+
+TEST_CASE("a host compile past JITVEC_COMPILE_TIMEOUT ends in a CompileError that says so",
+          "[cpu][subprocess]") {
+  jitvec_test::TempDir dir;
+  const fs::path slow = dir.path() / "slow-compiler";
+  std::ofstream(slow) << "#!/bin/sh\nsleep 30\n";
+  fs::permissions(slow, fs::perms::owner_all);
+  jitvec::cpu::HostCompiler compiler;
+  compiler.path = slow.string();
+  compiler.identity = "slow";
+  const char* saved = std::getenv("JITVEC_COMPILE_TIMEOUT");
+  const std::string saved_value = saved ? saved : "";
+  ::setenv("JITVEC_COMPILE_TIMEOUT", "0.5", 1);
+  const auto started = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    jitvec::cpu::compile_shared_object("int x;", "slow_ufunc", compiler);
+  } catch (const jitvec::CompileError& error) {
+    message = error.what();
+  }
+  if (saved) {
+    ::setenv("JITVEC_COMPILE_TIMEOUT", saved_value.c_str(), 1);
+  } else {
+    ::unsetenv("JITVEC_COMPILE_TIMEOUT");
+  }
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  CHECK_THAT(message, Catch::Matchers::StartsWith(
+                          "host compiler did not finish compiling ufunc 'slow_ufunc' within 0.5 s "
+                          "and was stopped (JITVEC_COMPILE_TIMEOUT sets the limit in seconds, 0 "
+                          "for none)"));
+  CHECK(message.find("command: " + slow.string()) != std::string::npos);
 }

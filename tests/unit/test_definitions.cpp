@@ -10,6 +10,7 @@
 
 #include "catch.hpp"
 #include "definitions/definition_file.hpp"
+#include "support.hpp"
 #include "jitvec/errors.hpp"
 
 using jitvec::DefinitionError;
@@ -352,4 +353,27 @@ TEST_CASE("definition files that cannot be read", "[definitions]") {
     }
     std::filesystem::remove(file);
   }
+}
+
+TEST_CASE("a definition file over 16 MiB is refused without reading it all", "[definitions]") {
+  jitvec_test::TempDir dir;
+  const std::filesystem::path file = dir.path() / "huge.toml";
+  {
+    std::ofstream stream(file, std::ios::binary);
+    const std::string comment = "# " + std::string(1022, 'x') + "\n";
+    for (int i = 0; i < 17 * 1024; ++i) stream << comment;  // 17 MiB of comments: valid TOML
+  }
+  try {
+    parse_definition_file(file);
+    FAIL("no DefinitionError");
+  } catch (const DefinitionError& error) {
+    CHECK(std::string(error.what()) ==
+          file.string() +
+              ": definition file is too large (over 16 MiB; definition files hold source text)");
+  }
+  CHECK_THROWS_WITH(
+      jitvec::definitions::parse_definition_text(
+          std::string(jitvec::definitions::kMaxDefinitionFileSize + 1, '\n'), "big.toml"),
+      "big.toml: definition file is too large (16777217 bytes; at most 16 MiB of definitions are "
+      "read)");
 }

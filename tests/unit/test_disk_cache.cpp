@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,12 +30,14 @@
 #include "cache/disk_cache.hpp"
 #include "catch.hpp"
 #include "core/log.hpp"
+#include "unit/log_capture.hpp"
 
 extern char** environ;
 
 namespace {
 
 namespace fs = std::filesystem;
+using jitvec_test::LogCapture;
 using jitvec::cache::CacheEntry;
 using jitvec::cache::CacheError;
 using jitvec::cache::CacheKey;
@@ -64,61 +67,6 @@ class TemporaryFolder {
   fs::path path_;
 };
 
-/// Records what jitvec logs while it exists; at debug level if asked.
-class LogCapture {
- public:
-  explicit LogCapture(bool debug = false)
-      : sink_(std::make_shared<RecordingSink>()), saved_level_(jitvec::detail::log().level()) {
-    jitvec::detail::log().sinks().push_back(sink_);
-    if (debug) jitvec::detail::log().set_level(spdlog::level::debug);
-  }
-  ~LogCapture() {
-    auto& sinks = jitvec::detail::log().sinks();
-    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
-    jitvec::detail::log().set_level(saved_level_);
-  }
-  LogCapture(const LogCapture&) = delete;
-  LogCapture& operator=(const LogCapture&) = delete;
-
-  /// How many messages of `level` contain every one of `parts`.
-  int count(spdlog::level::level_enum level, std::initializer_list<std::string> parts) const {
-    int n = 0;
-    for (const auto& [record_level, text] : sink_->records()) {
-      if (record_level != level) continue;
-      if (std::all_of(parts.begin(), parts.end(),
-                      [&](const std::string& p) { return text.find(p) != std::string::npos; })) {
-        ++n;
-      }
-    }
-    return n;
-  }
-  int warnings(std::initializer_list<std::string> parts) const {
-    return count(spdlog::level::warn, parts);
-  }
-
- private:
-  class RecordingSink : public spdlog::sinks::base_sink<std::mutex> {
-   public:
-    std::vector<std::pair<spdlog::level::level_enum, std::string>> records() {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      return records_;
-    }
-
-   protected:
-    void sink_it_(const spdlog::details::log_msg& message) override {
-      records_.emplace_back(message.level,
-                            std::string(message.payload.data(), message.payload.size()));
-    }
-    void flush_() override {}
-
-   private:
-    std::vector<std::pair<spdlog::level::level_enum, std::string>> records_;
-  };
-
-  std::shared_ptr<RecordingSink> sink_;
-  spdlog::level::level_enum saved_level_;
-};
-
 CacheSettings settings_for(const fs::path& dir, std::vector<fs::path> read_only_dirs = {}) {
   CacheSettings settings;
   settings.dir = dir;
@@ -141,7 +89,7 @@ CacheEntry make_entry(const std::string& name, std::size_t payload_size = 1000) 
   std::string bytes(payload_size, '\0');
   for (std::size_t i = 0; i < bytes.size(); ++i)
     bytes[i] = static_cast<char>((i * 31 + name.size()) & 0xff);
-  entry.add_payload("so", std::move(bytes));
+  entry.add_payload("blob", std::move(bytes));  // a kind the cache does not look into
   entry.add_payload("log", "compiled " + name);
   entry.created = kFixedCreated;
   return entry;
@@ -744,7 +692,7 @@ TEST_CASE("clear deletes entries and temporary files and nothing else", "[cache]
   fs::create_directory(tmp.path() / "zz");
   write_bytes(tmp.path() / "zz" / "0123456789abcdef0123456789abcd.jvk", "not in a fan-out folder");
 
-  CHECK(cache.clear() == 3);
+  CHECK(cache.clear().removed_entries == 3);
   CHECK(cache.total_size() == 0);
   CHECK(cache.list().empty());
   const auto left = census(tmp.path());
@@ -835,6 +783,240 @@ TEST_CASE("eight processes storing one cold key at once leave exactly one whole 
   CHECK(infos[0].field("ufunc") == "stress");
   const auto entry = cache.read_by_key_prefix(infos[0].key_hex);
   REQUIRE(entry);
-  REQUIRE(entry->payload("so") != nullptr);
-  CHECK(entry->payload("so")->size() == 256 * 1024);
+  REQUIRE(entry->payload("blob") != nullptr);
+  CHECK(entry->payload("blob")->size() == 256 * 1024);
+}
+
+// ---- issue 15: the disk cache keeps its promise ----
+
+namespace {
+
+/// Makes `file` a sparse file of `size` bytes that starts with `head`.
+void write_sparse(const fs::path& file, const std::string& head, std::uint64_t size) {
+  write_bytes(file, head);
+  REQUIRE(::truncate(file.c_str(), static_cast<off_t>(size)) == 0);
+}
+
+bool running_as_root() { return ::geteuid() == 0; }
+
+constexpr uid_t kStranger = 54321;
+
+}  // namespace
+
+TEST_CASE("a huge entry file is a miss, reported by list and verify, never read whole",
+          "[cache]") {
+  TemporaryFolder tmp;
+  DiskCache cache(settings_for(tmp.path()));
+  const CacheKey good_key = make_key("good");
+  cache.store(good_key, make_entry("good"));
+  const CacheKey huge_key = make_key("huge");
+  const fs::path huge = entry_file(tmp.path(), huge_key);
+  fs::create_directories(huge.parent_path());
+  const std::string header = jitvec::cache::serialize(as_stored(huge_key, make_entry("huge")));
+  const std::uint64_t size = GENERATE(std::uint64_t{1} << 40, std::uint64_t{4} << 30);
+  INFO("a sparse file of " << size << " bytes");
+  write_sparse(huge, header, size);
+
+  const LogCapture log;
+  std::optional<CacheEntry> loaded;
+  REQUIRE_NOTHROW(loaded = cache.load(huge_key));  // was std::bad_alloc
+  CHECK_FALSE(loaded);
+  CHECK(log.warnings({huge.string(), "too large (" + std::to_string(size) + " bytes"}) == 1);
+  CHECK(cache.stats().damaged == 1);
+  std::vector<jitvec::cache::EntryInfo> entries;
+  REQUIRE_NOTHROW(entries = cache.list());
+  REQUIRE(entries.size() == 2);
+  const auto& listed = entries[0].path == huge ? entries[0] : entries[1];
+  CHECK(listed.problem.find("too large") != std::string::npos);
+  const auto report = cache.verify();
+  CHECK(report.checked == 2);
+  REQUIRE(report.problems.size() == 1);
+  CHECK(report.problems[0].path == huge);
+
+  // Pruning to a limit the good entries fit removes the huge file first, and only it.
+  const auto pruned = cache.prune(1 << 20);
+  CHECK(pruned.removed_entries == 1);
+  CHECK_FALSE(fs::exists(huge));
+  CHECK(cache.load(good_key));
+}
+
+TEST_CASE("an entry whose header gives another size than its file is not read further",
+          "[cache]") {
+  TemporaryFolder tmp;
+  DiskCache cache(settings_for(tmp.path()));
+  const CacheKey key = make_key("liar");
+  cache.store(key, make_entry("liar"));
+  const fs::path file = entry_file(tmp.path(), key);
+  std::string bytes = read_bytes(file);
+  const std::uint64_t claimed = std::uint64_t{1} << 40;  // the header's size field: bytes 12-19
+  for (int i = 0; i < 8; ++i) bytes[12 + i] = static_cast<char>((claimed >> (8 * i)) & 0xff);
+  write_bytes(file, bytes);
+  const LogCapture log;
+  CHECK_FALSE(cache.load(key));
+  CHECK(log.warnings({file.string(), "truncated (" + std::to_string(bytes.size()) + " of " +
+                                         std::to_string(claimed) + " bytes)"}) == 1);
+}
+
+TEST_CASE("a folder in an entry's place is reported, removed by clear, and replaced by a store",
+          "[cache]") {
+  TemporaryFolder tmp;
+  DiskCache cache(settings_for(tmp.path()));
+  const CacheKey key = make_key("blocked");
+  const fs::path file = entry_file(tmp.path(), key);
+  fs::create_directories(file / "inside");
+
+  SECTION("verify, list and clear see it") {
+    const auto report = cache.verify();
+    CHECK(report.checked == 1);
+    REQUIRE(report.problems.size() == 1);
+    CHECK(report.problems[0].path == file);
+    CHECK(report.problems[0].reason.find("a folder has its name") != std::string::npos);
+    const auto entries = cache.list();
+    REQUIRE(entries.size() == 1);
+    CHECK_FALSE(entries[0].problem.empty());
+    const auto cleared = cache.clear();
+    CHECK(cleared.removed_other == 1);
+    CHECK(cleared.problems.empty());
+    CHECK_FALSE(fs::exists(file));
+  }
+  SECTION("a store removes the user's folder and stores the entry; storing stays on") {
+    const LogCapture log;
+    cache.store(key, make_entry("blocked"));  // was: storing turned off for the process
+    CHECK(cache.writable());
+    CHECK(fs::is_regular_file(file));
+    CHECK(cache.load(key));
+    const CacheKey other = make_key("other");
+    cache.store(other, make_entry("other"));
+    CHECK(cache.load(other));
+    CHECK(log.warnings({}) == 0);
+    CHECK(cache.stats().stores == 2);
+  }
+  SECTION("one that cannot be removed skips that entry only") {
+    if (!running_as_root()) {
+      WARN("not root: cannot give the folder to another user; the unremovable case is not tested");
+      return;
+    }
+    REQUIRE(::chown(file.c_str(), kStranger, static_cast<gid_t>(-1)) == 0);
+    const LogCapture log;
+    cache.store(key, make_entry("blocked"));
+    CHECK(cache.writable());
+    CHECK(fs::is_directory(file));
+    CHECK(cache.stats().store_failures == 1);
+    CHECK(log.warnings({"cannot store the kernel cache entry", file.string(),
+                        "other entries are still stored"}) == 1);
+    const CacheKey other = make_key("other");
+    cache.store(other, make_entry("other"));
+    CHECK(cache.load(other));
+    const auto cleared = cache.clear();
+    REQUIRE(cleared.problems.size() == 1);
+    CHECK(cleared.problems[0].reason.find("owned by user 54321") != std::string::npos);
+  }
+}
+
+TEST_CASE("in a shared sticky folder, another user's fan-out folder skips only its entries",
+          "[cache]") {
+  if (!running_as_root()) {
+    WARN("not root: cannot make a folder of another user; the shared-folder case is not tested");
+    return;
+  }
+  TemporaryFolder tmp;
+  const fs::path dir = tmp.path() / "shared";
+  fs::create_directory(dir);
+  REQUIRE(::chmod(dir.c_str(), 01777) == 0);
+  DiskCache cache(settings_for(dir));
+  const CacheKey theirs = make_key("theirs");
+  const fs::path their_folder = entry_file(dir, theirs).parent_path();
+  fs::create_directory(their_folder);
+  REQUIRE(::chown(their_folder.c_str(), kStranger, static_cast<gid_t>(-1)) == 0);
+
+  const LogCapture log;
+  cache.store(theirs, make_entry("theirs"));
+  // Before: root wrote into the other user's folder, and another user's store failed with
+  // EACCES, which turned storing off for the whole process.
+  CHECK(cache.writable());
+  CHECK(cache.stats().store_failures == 1);
+  CHECK(log.warnings({their_folder.string(), "owned by user 54321"}) == 1);
+  int stored = 0;
+  for (int i = 0; stored < 3; ++i) {
+    const CacheKey key = make_key("mine" + std::to_string(i));
+    if (entry_file(dir, key).parent_path() == their_folder) continue;
+    cache.store(key, make_entry("mine"));
+    CHECK(cache.load(key));
+    ++stored;
+  }
+  CHECK(cache.stats().stores == 3);
+}
+
+TEST_CASE("an unreadable fan-out folder is reported by verify", "[cache]") {
+  if (running_as_root()) {
+    WARN("root reads any folder: the unreadable-folder case is not tested");
+    return;
+  }
+  TemporaryFolder tmp;
+  DiskCache cache(settings_for(tmp.path()));
+  const CacheKey key = make_key("hidden");
+  cache.store(key, make_entry("hidden"));
+  const fs::path subfolder = entry_file(tmp.path(), key).parent_path();
+  REQUIRE(::chmod(subfolder.c_str(), 0) == 0);
+  const auto report = cache.verify();
+  ::chmod(subfolder.c_str(), 0700);
+  REQUIRE(report.problems.size() == 1);
+  CHECK(report.problems[0].path == subfolder);
+  CHECK(report.problems[0].reason.find("unreadable folder") != std::string::npos);
+}
+
+TEST_CASE("a cache folder under a parent others can write to is refused, naming the parent",
+          "[cache]") {
+  TemporaryFolder tmp;
+  const fs::path open_parent = tmp.path() / "open";
+  fs::create_directory(open_parent);
+  REQUIRE(::chmod(open_parent.c_str(), 0777) == 0);
+  const fs::path dir = open_parent / "cache";
+  const LogCapture log;
+  DiskCache cache(settings_for(dir));
+  CHECK_FALSE(cache.writable());
+  CHECK(log.warnings({"refuses its kernel cache folder " + dir.string(),
+                      "the folder " + open_parent.string() + " above it is refused",
+                      "not sticky (mode 0777)"}) == 1);
+  const auto report = cache.verify();
+  REQUIRE(report.problems.size() == 1);
+  CHECK(report.problems[0].path == dir);
+
+  // A sticky parent (like /tmp) is fine.
+  REQUIRE(::chmod(open_parent.c_str(), 01777) == 0);
+  DiskCache sticky(settings_for(dir));
+  CHECK(sticky.writable());
+}
+
+TEST_CASE("a cache folder another user owns is refused, by root too", "[cache]") {
+  if (!running_as_root()) {
+    WARN("not root: cannot make a folder of another user; the other-owner case is not tested");
+    return;
+  }
+  TemporaryFolder tmp;
+  const fs::path dir = tmp.path() / "theirs";
+  const CacheKey key = make_key("planted");
+  DiskCache(settings_for(dir)).store(key, make_entry("planted"));
+  REQUIRE(::chown(dir.c_str(), kStranger, static_cast<gid_t>(-1)) == 0);
+  const LogCapture log;
+  DiskCache cache(settings_for(dir));
+  CHECK_FALSE(cache.writable());
+  CHECK_FALSE(cache.load(key));
+  CHECK(log.warnings({dir.string(), "owned by user 54321, and root uses only its own folders"}) ==
+        1);
+  DiskCache reader(settings_for(tmp.path() / "mine", {dir}));
+  CHECK_FALSE(reader.load(key));
+}
+
+TEST_CASE("a folder that is not to be created is not created", "[cache]") {
+  TemporaryFolder tmp;
+  auto settings = settings_for(tmp.path() / "not-yet");
+  settings.create_dir = false;
+  const LogCapture log;
+  DiskCache cache(settings);
+  CHECK_FALSE(cache.writable());
+  CHECK(cache.list().empty());
+  CHECK(cache.verify().problems.empty());
+  CHECK_FALSE(fs::exists(settings.dir));
+  CHECK(log.warnings({}) == 0);
 }
