@@ -1,12 +1,13 @@
 // src/engine/cuda_loop.hpp: one loop's module on one device, and its kernels, each loaded the
 // first time a launch asks for it.
 //
-// A loop module holds up to eleven kernels (codegen/cuda_source.hpp); a program usually
-// launches one or two of them. With CUDA's lazy loading (the driver's default since CUDA 12.2)
-// cuModuleGetFunction is what uploads a kernel's code to the GPU, so CudaLoop resolves each
-// kernel only when kernel() first asks for it: a process's first call loads the one kernel it
-// runs. Resolution is thread-safe (two threads racing both store the same handle). The tiled
-// kernels get their dynamic shared-memory limit raised as they are resolved.
+// A loop module holds every kernel of src/kernels/kernel_abi.hpp's table, and a copy of each
+// pattern-specialized one per fixed scalar pattern; a program usually launches one or two. With
+// CUDA's lazy loading (the driver's default since CUDA 12.2) cuModuleGetFunction is what uploads
+// a kernel's code to the GPU, so CudaLoop resolves each kernel only when kernel() first asks for
+// it: a process's first call loads the one kernel it runs. Resolution is thread-safe (two threads
+// racing both store the same handle). Kernels that take large dynamic shared memory get their
+// limit raised as they are resolved.
 #pragma once
 
 #include <cuda.h>
@@ -17,14 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "codegen/cuda_source.hpp"
 #include "codegen/loop_spec.hpp"
 #include "cuda/module.hpp"
+#include "kernels/choose_kernel.hpp"
+#include "kernels/kernel_abi.hpp"
 
 namespace jitvec::engine {
-
-/// The kernels of a loop module, as codegen/cuda_source.hpp names them.
-enum class KernelKind : int { contig_vec, contig, strided32, strided64, rows2d, rows2d_vec, tiled2d };
 
 class CudaLoop {
  public:
@@ -32,32 +31,34 @@ class CudaLoop {
   CudaLoop(const CudaLoop&) = delete;
   CudaLoop& operator=(const CudaLoop&) = delete;
 
-  /// The kernel of `kind`. For contig_vec and tiled2d, the one compiled for the fixed pattern
-  /// `scalar_mask` when there is one (codegen::specialized_scalar_masks()), else the run-time
-  /// one. Throws CudaError when the module lacks it.
-  CUfunction kernel(KernelKind kind, std::uint32_t scalar_mask) const;
-  /// Whether the module has jitvec_tiled2d (every loop with inputs has).
-  bool has_tiled() const noexcept { return has_tiled_; }
+  /// The kernel of `kind`: the copy compiled for the fixed pattern `scalar_mask` when there is
+  /// one, else the run-time one. Throws CudaError when the module lacks it.
+  CUfunction kernel(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
   /// Blocks of jitvec_contig that fill the device once (its grid-stride loop does the rest).
-  unsigned contig_wave() const;
+  unsigned one_wave() const;
 
-  const codegen::ContigVectorShape vector_shape;
+  /// What kernels::choose_kernel needs to know of this module.
+  const kernels::LoopTraits traits;
+  /// Where each argument goes in the argument image.
+  const kernels::ArgLayout layout;
 
  private:
   struct Slot {
     std::string name;
-    bool tiled = false;
+    bool large_shared = false;
     mutable std::atomic<CUfunction> function{nullptr};
   };
   CUfunction resolve(const Slot& slot) const;
+  const Slot& slot(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
 
   cuda::Module module_;
-  bool has_tiled_;
-  int max_tiled_bytes_;
+  int max_shared_bytes_;
   std::vector<std::uint32_t> specialized_masks_;
-  // Slots 0..6: the KernelKinds; then contig_vec and tiled2d of each specialized mask.
+  // The run-time kernels in kernel_abi's order, then, for each specialized mask, a copy of
+  // every pattern-specialized kind in the same order.
   std::unique_ptr<Slot[]> slots_;
-  mutable std::atomic<unsigned> contig_wave_{0};
+  int specialized_kinds_ = 0;
+  mutable std::atomic<unsigned> one_wave_{0};
 };
 
 }  // namespace jitvec::engine

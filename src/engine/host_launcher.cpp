@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/engine_impl.hpp"
+#include "kernels/kernel_abi.hpp"
 
 namespace jitvec::engine {
 namespace {
@@ -32,23 +33,19 @@ Array run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan) {
   auto loop = ufunc.engine.host_loop(ufunc, plan.spec);
   const launch::IterationSpace space = iteration_space(plan, plan.inputs.data(), out);
 
-  void* operands[launch::kMaxOperands];
-  for (int k = 0; k < plan.nin; ++k) {
-    operands[k] = plan.inputs[k] ? plan.inputs[k]->data()
-                                 : const_cast<ScalarSlot*>(&plan.scalars[k])->bytes;
+  void* pointers[launch::kMaxOperands];
+  for (int k = 0; k < plan.nin; ++k) pointers[k] = plan.inputs[k] ? plan.inputs[k]->data() : nullptr;
+  kernels::KernelArgs args;
+  args.pack(loop->layout, pointers, plan.scalars.data(), out.data(), plan.scalar_mask, 0);
+  kernels::HostEntry entry = loop->flat;
+  if (space.contiguous) {
+    args.set_count(loop->layout, space.numel);
+  } else {
+    args.set_space(loop->layout, space, kernels::ShapeBlock::strided64);
+    entry = loop->strided;
   }
-  operands[plan.nin] = out.data();
-  const unsigned mask = plan.scalar_mask;
-
-  launch::StridedParamsBuffer block;
-  if (!space.contiguous) launch::fill_strided_params(space, launch::IndexWidth::bits64, block);
-  auto run = [&](std::int64_t begin, std::int64_t end) {
-    if (space.contiguous) {
-      loop->contig(operands, mask, begin, end);
-    } else {
-      loop->strided(operands, mask, block.bytes, begin, end);
-    }
-  };
+  const void* image = args.image();
+  auto run = [entry, image](std::int64_t begin, std::int64_t end) { entry(image, begin, end); };
   if (plan.target == Target::parallel) {
     ufunc.engine.thread_pool().parallel_for(0, space.numel, kMinChunk, run);
   } else {

@@ -1,6 +1,6 @@
-#include "cpu/host_prelude.hpp"
+#include "kernels/host_prelude.hpp"
 
-namespace jitvec::cpu {
+namespace jitvec::kernels {
 
 namespace {
 
@@ -11,7 +11,7 @@ namespace {
 //   - standard overloads are brought in with `using std::name;`;
 //   - a CUDA name that some C library also declares is a `#define name jitvec_host::...` line;
 //   - everything inside namespace jitvec_host is indented.
-constexpr std::string_view kHostPrelude = R"prelude(// ---- jitvec host prelude: CUDA scalar code compiled as host C++ (src/cpu/host_prelude.hpp) ----
+constexpr std::string_view kHostPrelude = R"prelude(// ---- jitvec host prelude: CUDA scalar code compiled as host C++ (src/kernels/host_prelude.hpp) ----
 #define JITVEC_HOST 1
 
 #include <algorithm>
@@ -385,4 +385,4 @@ inline double max(double a, float b) { return std::fmax(a, static_cast<double>(b
 
 std::string_view host_prelude() { return kHostPrelude; }
 
-}  // namespace jitvec::cpu
+}  // namespace jitvec::kernels

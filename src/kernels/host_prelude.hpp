@@ -1,4 +1,4 @@
-// src/cpu/host_prelude.hpp: the text that makes CUDA scalar code compile as host C++.
+// src/kernels/host_prelude.hpp: the text that makes CUDA scalar code compile as host C++.
 //
 // The cpu and parallel targets compile the same user source that NVRTC compiles for the GPU,
 // but with the host C++ compiler (GCC or Clang, -std=c++17). host_prelude() is placed at the top
@@ -24,9 +24,9 @@
 
 #include <string_view>
 
-namespace jitvec::cpu {
+namespace jitvec::kernels {
 
 /// C++17 source text to put at the top of every generated host source; ends with a newline.
 std::string_view host_prelude();
 
-}  // namespace jitvec::cpu
+}  // namespace jitvec::kernels

@@ -29,10 +29,14 @@ template <class T> void put(unsigned char*& cursor, T value) {
 }  // namespace
 
 void fill_strided_params(const IterationSpace& space, IndexWidth width, StridedParamsBuffer& out) {
+  out.size = fill_strided_params(space, width, out.bytes);
+}
+
+std::size_t fill_strided_params(const IterationSpace& space, IndexWidth width, unsigned char* dest) {
   const int ndim = space.ndim();
   const int nops = static_cast<int>(space.strides.size());
-  std::memset(out.bytes, 0, strided_params_size(width, nops));
-  unsigned char* cursor = out.bytes;
+  std::memset(dest, 0, strided_params_size(width, nops));
+  unsigned char* cursor = dest;
   // Dimension d of the block is dimension ndim-1-d of the space (innermost first).
   auto dim = [&](int d) { return ndim - 1 - d; };
   if (width == IndexWidth::bits32) {
@@ -66,7 +70,7 @@ void fill_strided_params(const IterationSpace& space, IndexWidth width, StridedP
       }
     }
   }
-  out.size = strided_params_size(width, nops);
+  return strided_params_size(width, nops);
 }
 
 std::string strided_params_declaration(const char* name, IndexWidth width, int operands) {

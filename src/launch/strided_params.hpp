@@ -34,7 +34,10 @@ struct alignas(8) StridedParamsBuffer {
   std::size_t size = 0;
 };
 
-/// Fills `out` for `space` (whose strides are per operand, the output last).
+/// Writes the block for `space` (whose strides are per operand, the output last) at `dest`
+/// (strided_params_size() bytes, 8-byte aligned); returns its size.
+std::size_t fill_strided_params(const IterationSpace& space, IndexWidth width, unsigned char* dest);
+/// The same into `out`.
 void fill_strided_params(const IterationSpace& space, IndexWidth width, StridedParamsBuffer& out);
 
 /// The C++ declaration of the block for generated code: `struct <name> {...};`.

@@ -2,15 +2,16 @@
 // every generated kernel compiling with NVRTC (which needs no GPU) and with the host compiler,
 // for every dtype and for mixed storage types.
 #include "catch.hpp"
-#include "codegen/cuda_source.hpp"
+#include "kernels/module_source.hpp"
 #include "codegen/helper_closure.hpp"
-#include "codegen/host_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "cpu/host_compiler.hpp"
 #include "jitvec/errors.hpp"
 
 using namespace jitvec;
 using namespace jitvec::codegen;
+using jitvec::kernels::generate_cuda_source;
+using jitvec::kernels::generate_host_source;
 
 TEST_CASE("identifiers skip comments and literals", "[codegen]") {
   const auto ids = identifiers_in("float f(x) { // helper_a\n /* helper_b */ return g(\"helper_c\", 'h') + 1.5e3f; }");

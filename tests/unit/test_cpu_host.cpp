@@ -20,14 +20,14 @@
 #include "catch.hpp"
 #include "cpu/host_compiler.hpp"
 #include "cpu/host_module.hpp"
-#include "cpu/host_prelude.hpp"
+#include "kernels/host_prelude.hpp"
 #include "jitvec/errors.hpp"
 
 namespace {
 
 using jitvec::cpu::compile_shared_object;
 using jitvec::cpu::host_compiler;
-using jitvec::cpu::host_prelude;
+using jitvec::kernels::host_prelude;
 using jitvec::cpu::HostCompilerSearch;
 using jitvec::cpu::HostModule;
 using jitvec::cpu::resolve_host_compiler;

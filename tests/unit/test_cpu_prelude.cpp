@@ -24,14 +24,14 @@
 #include "catch.hpp"
 #include "cpu/host_compiler.hpp"
 #include "cpu/host_module.hpp"
-#include "cpu/host_prelude.hpp"
+#include "kernels/host_prelude.hpp"
 #include "jitvec/errors.hpp"
 
 namespace {
 
 using jitvec::cpu::compile_shared_object;
 using jitvec::cpu::host_compiler;
-using jitvec::cpu::host_prelude;
+using jitvec::kernels::host_prelude;
 using jitvec::cpu::HostModule;
 
 /// One call in the coverage source: `expression` (CUDA code, converted to double) must give
@@ -326,7 +326,7 @@ std::string coverage_source(const std::vector<Probe>& all) {
 }
 
 /// The names the prelude provides, read from its text (see the layout rules in
-/// src/cpu/host_prelude.cpp).
+/// src/kernels/host_prelude.cpp).
 std::set<std::string> provided_names() {
   std::set<std::string> names;
   const std::string prelude(host_prelude());

@@ -1,0 +1,79 @@
+#include "kernels/contiguous.hpp"
+
+#include <algorithm>
+
+#include "codegen/source_parts.hpp"
+#include "kernels/kernel_text.hpp"
+#include "kernels/operand_code.hpp"
+
+namespace jitvec::kernels {
+namespace {
+
+constexpr const char* kContigVec = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
+  constexpr int BLOCK = ${block}, VEC = ${vec}, UNROLL = ${unroll};
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+${loads}#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<${out_t}, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = ${vector_element};
+      *reinterpret_cast<jitvec_detail::Vec<${out_t}, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = ${element};
+  }
+}
+)";
+
+constexpr OperandCode kVectorLoads{
+    "jitvec_detail::Vec<${T}, VEC> v${k}[UNROLL];\n",
+    "#pragma unroll\n"
+    "for (int u = 0; u < UNROLL; ++u)\n"
+    "  v${k}[u] = *reinterpret_cast<const jitvec_detail::Vec<${T}, VEC>*>(in${k} + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);\n"};
+
+constexpr const char* kContig = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
+  const long long step = static_cast<long long>(gridDim.x) * ${block};
+  for (long long i = static_cast<long long>(blockIdx.x) * ${block} + threadIdx.x; i < n; i += step)
+    out[i] = ${element};
+}
+)";
+
+std::string contig_vec_kernel(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
+  const ContigVectorShape shape = contig_vector_shape(spec);
+  return fill(kContigVec,
+              {{"block", std::to_string(kCudaBlock)},
+               {"name", kernel_name(KernelKind::contig_vec, pattern.fixed)},
+               {"params", kernel_parameters(spec, ShapeBlock::count)},
+               {"vec", std::to_string(shape.vec)},
+               {"unroll", std::to_string(shape.unroll)},
+               {"loads", operand_loads(spec, pattern, kVectorLoads, 4)},
+               {"out_t", codegen::c_type(spec.out_storage)},
+               {"vector_element", element_call(spec, pattern, "v${k}[u].v[e]")},
+               {"element", element_call(spec, pattern, "in${k}[i]")}});
+}
+
+}  // namespace
+
+ContigVectorShape contig_vector_shape(const codegen::LoopSpec& spec) {
+  std::size_t widest = dtype_size(spec.out_storage);
+  for (DType in : spec.inputs) widest = std::max(widest, dtype_size(in));
+  const int vec = static_cast<int>(16 / widest);
+  const int unroll = std::max(1, 8 / vec);
+  return ContigVectorShape{vec, unroll};
+}
+
+std::string contiguous_kernels(const codegen::LoopSpec& spec) {
+  std::string text = contig_vec_kernel(spec, ScalarPattern::run_time());
+  for (std::uint32_t mask : specialized_scalar_masks(spec)) {
+    text += contig_vec_kernel(spec, ScalarPattern::fixed_to(mask));
+  }
+  text += fill(kContig, {{"block", std::to_string(kCudaBlock)},
+                         {"name", kernel_name(KernelKind::contig)},
+                         {"params", kernel_parameters(spec, ShapeBlock::count)},
+                         {"element", element_call(spec, ScalarPattern::run_time(), "in${k}[i]")}});
+  return text;
+}
+
+}  // namespace jitvec::kernels

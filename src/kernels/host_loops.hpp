@@ -1,0 +1,21 @@
+// src/kernels/host_loops.hpp: the loops of the cpu and parallel targets.
+//
+// Two entry points (kernel_abi.hpp: kHostFlatSymbol, kHostStridedSymbol), each over a range
+// [begin, end) of the iteration space so the parallel target can split it over threads, each
+// taking the same argument image as the GPU kernels:
+//   jitvec_cpu_contig   one flat run: blocks of about 1 KiB of the widest operand, prefetching
+//                       the array inputs' cache lines two blocks ahead so memory traffic
+//                       overlaps the arithmetic (bench/NOTES.md, "CPU targets");
+//   jitvec_cpu_strided  any strides (the 64-bit block): walks the innermost dimension in runs,
+//                       a unit-stride run written as a plain loop the compiler vectorizes.
+#pragma once
+
+#include <string>
+
+#include "codegen/loop_spec.hpp"
+
+namespace jitvec::kernels {
+
+std::string host_loops(const codegen::LoopSpec& spec);
+
+}  // namespace jitvec::kernels

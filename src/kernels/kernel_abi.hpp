@@ -1,0 +1,177 @@
+// src/kernels/kernel_abi.hpp: the one calling convention of every generated loop.
+//
+// Every kernel of a loop module, and every host entry point, takes the same arguments, in
+// this order (the layout of the C struct `jitvec_args_<shape>`):
+//   for each input k:   const S_k* in<k>;   L_k s<k>;   the array (S_k: its storage type), and
+//                                                        the scalar (L_k: the loop's type); bit
+//                                                        k of scalar_mask says which is used
+//   O* out;             the output (O: its storage type)
+//   unsigned scalar_mask, lane_mask;                     lane_mask: a kernel's own per-input
+//                                                        bits (tiled inputs, broadcast columns)
+//   the shape block:    long long n                      flat kernels (ShapeBlock::count)
+//                       jitvec_strided32_params p        32-bit N-d indexing
+//                       jitvec_strided64_params p        64-bit N-d indexing
+// ArgLayout computes the offsets once per LoopSpec (natural alignment, as C and the CUDA
+// parameter space lay them out); KernelArgs packs one call's values into that image. A GPU
+// kernel declares the fields as its parameters (so its pointers keep `__restrict__`) and is
+// launched with kernelParams pointing into the image; a host entry reads the image as its
+// struct. The host source declares the structs with static_asserts of every offset and size
+// written from the same ArgLayout that packs, and a unit test reads each compiled GPU kernel's
+// parameter offsets back from its PTX, so the compiled side and the packing side cannot drift.
+//
+// The kernel kinds and their names are listed once, in kKernels; the engine resolves, the
+// launcher chooses and the generator writes kernels from that table.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/loop_spec.hpp"
+#include "launch/iteration_space.hpp"
+#include "launch/strided_params.hpp"
+
+namespace jitvec::kernels {
+
+/// Threads per block of every GPU kernel.
+inline constexpr int kCudaBlock = 256;
+
+enum class KernelKind : std::uint8_t {
+  contig_vec,  // contiguous.hpp
+  contig,      // contiguous.hpp
+  strided32,   // strided.hpp
+  strided64,   // strided.hpp
+  rows2d,      // rows.hpp
+  rows2d_vec,  // rows.hpp
+  tiled2d,     // tiled.hpp
+};
+inline constexpr int kKernelKinds = 7;
+
+/// The shape block a kernel takes after the operands.
+enum class ShapeBlock : std::uint8_t { count, strided32, strided64 };
+
+struct KernelTraits {
+  KernelKind kind;
+  const char* name;
+  ShapeBlock shape;
+  /// Also compiled for each fixed scalar pattern of specialized_scalar_masks().
+  bool pattern_specialized;
+  /// Takes dynamic shared memory past the default 48 KiB (its limit is raised when loaded).
+  bool large_shared;
+};
+
+inline constexpr KernelTraits kKernels[kKernelKinds] = {
+    {KernelKind::contig_vec, "jitvec_contig_vec", ShapeBlock::count, true, false},
+    {KernelKind::contig, "jitvec_contig", ShapeBlock::count, false, false},
+    {KernelKind::strided32, "jitvec_strided32", ShapeBlock::strided32, false, false},
+    {KernelKind::strided64, "jitvec_strided64", ShapeBlock::strided64, false, false},
+    {KernelKind::rows2d, "jitvec_rows2d", ShapeBlock::strided64, false, false},
+    {KernelKind::rows2d_vec, "jitvec_rows2d_vec", ShapeBlock::strided64, false, false},
+    {KernelKind::tiled2d, "jitvec_tiled2d", ShapeBlock::strided64, true, true},
+};
+inline const KernelTraits& traits(KernelKind kind) { return kKernels[static_cast<int>(kind)]; }
+
+/// The kernel's name: kKernels' name, or "<name>_s<mask>" for a fixed scalar pattern.
+std::string kernel_name(KernelKind kind, std::optional<std::uint32_t> fixed_scalars = std::nullopt);
+
+/// The scalar patterns (bit k: input k is a scalar) for which the pattern_specialized kernels
+/// are also compiled with the pattern fixed: every input an array (0), and the first input an
+/// array with every other a scalar, as in f(x, parameters...). There no per-element select on
+/// scalar_mask remains, so the compiler hoists work that depends on scalars only (a divisor's
+/// reciprocal) out of the element code (why it matters: bench/NOTES.md, "scalar patterns").
+/// Calls with other patterns use the run-time kernels.
+std::vector<std::uint32_t> specialized_scalar_masks(const codegen::LoopSpec& spec);
+
+/// Host entry points of a CPU loop module: `void <symbol>(const jitvec_args_<shape>* args,
+/// long long begin, long long end)` over [begin, end) of the iteration space.
+inline constexpr const char* kHostFlatSymbol = "jitvec_cpu_contig";
+inline constexpr const char* kHostStridedSymbol = "jitvec_cpu_strided";
+using HostEntry = void (*)(const void* args, long long begin, long long end);
+
+/// Where each argument lies in the argument image of a LoopSpec.
+struct ArgLayout {
+  int inputs = 0;
+  std::array<std::uint16_t, launch::kMaxOperands> pointer_offset{};
+  std::array<std::uint16_t, launch::kMaxOperands> scalar_offset{};
+  std::array<std::uint8_t, launch::kMaxOperands> scalar_size{};
+  std::uint16_t out_offset = 0;
+  std::uint16_t scalar_mask_offset = 0;
+  std::uint16_t lane_mask_offset = 0;
+  /// Offset of the shape block (8-byte aligned for every kind).
+  std::uint16_t shape_offset = 0;
+
+  /// Parameters of a kernel: two per input, out, the two masks, the shape block.
+  int parameter_count() const { return 2 * inputs + 4; }
+  /// Bytes of the argument image with `shape`'s block.
+  std::size_t size(ShapeBlock shape) const;
+};
+ArgLayout arg_layout(const codegen::LoopSpec& spec);
+
+/// Largest argument image: kMaxOperands - 1 inputs with 8-byte scalars and the 64-bit block.
+inline constexpr std::size_t kMaxArgBytes = 16 * launch::kMaxOperands + 16 + launch::kMaxStridedParamsBytes;
+
+/// The parameter list of a GPU kernel taking `shape`: "const float* __restrict__ in0, ...".
+std::string kernel_parameters(const codegen::LoopSpec& spec, ShapeBlock shape);
+/// The first lines of a host entry taking `shape`: the signature and the fields bound to locals
+/// of the kernels' parameter names (so one loop body reads the same on both targets).
+std::string host_entry_opening(const codegen::LoopSpec& spec, ShapeBlock shape, const char* symbol);
+/// The shape blocks' declarations (`struct jitvec_strided32_params` and the 64-bit one).
+std::string shape_block_declarations(const codegen::LoopSpec& spec);
+/// `struct jitvec_args_<shape>` for every shape, as host entries read the image, each followed
+/// by static_asserts of every offset and of its size as arg_layout() computes them. (The GPU
+/// kernels take the fields as parameters; NVRTC has no offsetof, so their offsets are checked
+/// by reading each kernel's parameters back from its PTX: tests/unit/test_kernel_abi.cpp.)
+std::string argument_structs(const codegen::LoopSpec& spec);
+
+/// What the choice of a kernel needs to know of one call's operands.
+struct CallOperands {
+  int inputs = 0;
+  std::uint32_t scalar_mask = 0;
+  /// Inputs' data addresses (0 for scalars), then the output's.
+  std::array<std::uintptr_t, launch::kMaxOperands + 1> addresses{};
+  /// Bytes per element as stored: inputs, then the output.
+  std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes{};
+
+  bool is_scalar(int k) const { return (scalar_mask >> k) & 1u; }
+  int output() const { return inputs; }
+};
+
+/// A grid, a block and dynamic shared memory: how one kernel is launched.
+struct LaunchGeometry {
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+  unsigned block = kCudaBlock;
+  std::size_t shared_bytes = 0;
+};
+
+/// Blocks of `per_block` elements that cover `n`.
+inline unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
+}
+
+/// One call's arguments, packed as ArgLayout says; used by the GPU launcher and the host
+/// launcher alike. Fixed-size storage: packing allocates nothing.
+class KernelArgs {
+ public:
+  /// `inputs[k]`: input k's data (null for a scalar); `scalars`: 8 bytes per input holding its
+  /// scalar value in the loop's type (read for every input; zero for arrays).
+  void pack(const ArgLayout& layout, const void* const* inputs, const void* scalars, void* out,
+            std::uint32_t scalar_mask, std::uint32_t lane_mask);
+  void set_lane_mask(const ArgLayout& layout, std::uint32_t lane_mask);
+  /// The shape block: the element count (flat kernels) or the iteration space's block.
+  void set_count(const ArgLayout& layout, long long n);
+  void set_space(const ArgLayout& layout, const launch::IterationSpace& space, ShapeBlock shape);
+
+  /// For cuLaunchKernel: one pointer into the image per kernel parameter.
+  void** kernel_params() { return params_; }
+  /// For host entries: the image, read as jitvec_args_<shape>.
+  const void* image() const { return image_; }
+
+ private:
+  alignas(16) unsigned char image_[kMaxArgBytes];
+  void* params_[2 * launch::kMaxOperands + 4];
+};
+
+}  // namespace jitvec::kernels

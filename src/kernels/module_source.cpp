@@ -1,0 +1,66 @@
+#include "kernels/module_source.hpp"
+
+#include "kernels/contiguous.hpp"
+#include "kernels/host_loops.hpp"
+#include "kernels/host_prelude.hpp"
+#include "kernels/kernel_abi.hpp"
+#include "kernels/rows.hpp"
+#include "kernels/strided.hpp"
+#include "kernels/tiled.hpp"
+
+namespace jitvec::kernels {
+namespace {
+
+constexpr const char* kDevicePrelude = R"(// ---- jitvec device prelude ----
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define JITVEC_DEVICE 1
+namespace jitvec_detail {
+template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
+}  // namespace jitvec_detail
+)";
+
+// The part after the user's code that both targets share: the apply function, the ABI.
+std::string loop_preamble(const codegen::UfuncSource& ufunc, const codegen::LoopSpec& spec,
+                          const char* apply_qualifiers, bool host) {
+  std::string text = codegen::kLoopLineMarker;
+  text += "namespace jitvec_detail {\n";
+  text += codegen::apply_function(ufunc, spec, apply_qualifiers);
+  text += "}  // namespace jitvec_detail\nusing jitvec_detail::jitvec_apply;\n";
+  text += shape_block_declarations(spec);
+  if (host) text += argument_structs(spec);
+  return text;
+}
+
+}  // namespace
+
+std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
+                                 const std::vector<const codegen::HelperSource*>& helpers,
+                                 const codegen::LoopSpec& spec) {
+  std::string source = kDevicePrelude;
+  source += codegen::user_code(ufunc, helpers);
+  source += loop_preamble(ufunc, spec, "__device__ __forceinline__", false);
+  source += contiguous_kernels(spec);
+  source += strided_kernels(spec);
+  source += rows_kernels(spec);
+  source += tiled_kernels(spec);
+  return source;
+}
+
+std::string generate_host_source(const codegen::UfuncSource& ufunc,
+                                 const std::vector<const codegen::HelperSource*>& helpers,
+                                 const codegen::LoopSpec& spec) {
+  std::string source(host_prelude());
+  source += codegen::user_code(ufunc, helpers);
+  source += loop_preamble(ufunc, spec, "static inline", true);
+  source += host_loops(spec);
+  return source;
+}
+
+}  // namespace jitvec::kernels

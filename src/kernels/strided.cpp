@@ -1,0 +1,66 @@
+#include "kernels/strided.hpp"
+
+#include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_text.hpp"
+#include "kernels/operand_code.hpp"
+
+namespace jitvec::kernels {
+namespace {
+
+// Operand k of the block is input k, the output is the last; a scalar's strides are all 0.
+constexpr const char* kStrided = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
+  constexpr int BLOCK = ${block}, UNROLL = ${unroll}, OPERANDS = ${operands};
+  const ${index} base = static_cast<${index}>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  ${offset} off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    ${index} rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < ${max_dims}; ++d) {
+      if (d == p.ndim) break;
+      const ${index} q = ${quotient};
+      const ${offset} coord = static_cast<${offset}>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+${loads}#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = ${element};
+}
+)";
+
+constexpr OperandCode kStridedLoads{
+    "${T} v${k}[UNROLL];\n",
+    "#pragma unroll\n"
+    "for (int u = 0; u < UNROLL; ++u)\n"
+    "  if (base + u * BLOCK < p.numel) v${k}[u] = in${k}[off[${k}][u]];\n"};
+
+std::string strided_kernel(const codegen::LoopSpec& spec, KernelKind kind) {
+  const bool narrow = kind == KernelKind::strided32;
+  const ScalarPattern pattern = ScalarPattern::run_time();
+  return fill(kStrided,
+              {{"block", std::to_string(kCudaBlock)},
+               {"name", kernel_name(kind)},
+               {"params", kernel_parameters(spec, traits(kind).shape)},
+               {"unroll", std::to_string(narrow ? kStridedUnroll : 1)},
+               {"operands", std::to_string(spec.operand_count())},
+               {"index", narrow ? "unsigned" : "long long"},
+               {"offset", narrow ? "int" : "long long"},
+               {"max_dims", std::to_string(launch::kMaxDims)},
+               {"quotient", narrow ? "(__umulhi(rem, p.magic[d]) + rem) >> p.shift[d]" : "rem / p.sizes[d]"},
+               {"loads", operand_loads(spec, pattern, kStridedLoads, 2)},
+               {"element", element_call(spec, pattern, "v${k}[u]")}});
+}
+
+}  // namespace
+
+std::string strided_kernels(const codegen::LoopSpec& spec) {
+  return strided_kernel(spec, KernelKind::strided32) + strided_kernel(spec, KernelKind::strided64);
+}
+
+}  // namespace jitvec::kernels

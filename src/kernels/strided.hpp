@@ -1,0 +1,22 @@
+// src/kernels/strided.hpp: the kernels for any N-d iteration space (launch/iteration_space),
+// any strides, the fallback of every other family.
+//   jitvec_strided32  every offset < 2^31: the 32-bit block's magic-number divisors turn the
+//                     index into coordinates with a multiply-high and a shift per dimension;
+//                     kStridedUnroll elements a thread, all loads issued before any compute.
+//   jitvec_strided64  64-bit offsets and plain division, one element a thread, for arrays
+//                     past 2^31 elements (kept small: 64-bit division is slow to compile).
+// The loop over dimensions is not unrolled, to keep NVRTC fast (bench/NOTES.md).
+#pragma once
+
+#include <string>
+
+#include "codegen/loop_spec.hpp"
+
+namespace jitvec::kernels {
+
+/// Elements each thread of jitvec_strided32 handles.
+inline constexpr int kStridedUnroll = 4;
+
+std::string strided_kernels(const codegen::LoopSpec& spec);
+
+}  // namespace jitvec::kernels

@@ -1,0 +1,507 @@
+// ---- jitvec device prelude ----
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define JITVEC_DEVICE 1
+namespace jitvec_detail {
+template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
+}  // namespace jitvec_detail
+#line 12 "gaussian_pdf.toml"
+template <typename T> __device__ T gaussian_pdf(T x, T mean, T sigma) {
+  const T z = (x - mean) / sigma;
+  return exp(T(-0.5) * z * z) / (sigma * T(2.5066282746310002));
+}
+#line 1 "jitvec-generated-loop"
+namespace jitvec_detail {
+__device__ __forceinline__ float jitvec_apply(float a0, float a1, float a2) {
+  return static_cast<float>(gaussian_pdf(a0, a1, a2));
+}
+}  // namespace jitvec_detail
+using jitvec_detail::jitvec_apply;
+struct jitvec_strided32_params {
+  unsigned numel;
+  int ndim;
+  unsigned sizes[16];
+  unsigned magic[16];
+  unsigned shift[16];
+  int strides[4][16];
+};
+static_assert(sizeof(jitvec_strided32_params) == 456, "jitvec: strided parameter layout");
+struct jitvec_strided64_params {
+  long long numel;
+  long long ndim;
+  long long sizes[16];
+  long long strides[4][16];
+};
+static_assert(sizeof(jitvec_strided64_params) == 656, "jitvec: strided parameter layout");
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 4, UNROLL = 2;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+    if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    }
+    jitvec_detail::Vec<float, VEC> v1[UNROLL];
+    if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    }
+    jitvec_detail::Vec<float, VEC> v2[UNROLL];
+    if (!((scalar_mask >> 2) & 1u)) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        v2[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in2 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<float, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]), ((scalar_mask >> 2) & 1u ? s2 : v2[u].v[e]));
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]), ((scalar_mask >> 2) & 1u ? s2 : in2[i]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 4, UNROLL = 2;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    jitvec_detail::Vec<float, VEC> v1[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    jitvec_detail::Vec<float, VEC> v2[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v2[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in2 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<float, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(v0[u].v[e], v1[u].v[e], v2[u].v[e]);
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = jitvec_apply(in0[i], in1[i], in2[i]);
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec_s6(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 4, UNROLL = 2;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<float, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(v0[u].v[e], s1, s2);
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = jitvec_apply(in0[i], s1, s2);
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  const long long step = static_cast<long long>(gridDim.x) * 256;
+  for (long long i = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x; i < n; i += step)
+    out[i] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]), ((scalar_mask >> 2) & 1u ? s2 : in2[i]));
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 4;
+  const unsigned base = static_cast<unsigned>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  int off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    unsigned rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+      const int coord = static_cast<int>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  float v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v0[u] = in0[off[0][u]];
+  }
+  float v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v1[u] = in1[off[1][u]];
+  }
+  float v2[UNROLL];
+  if (!((scalar_mask >> 2) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v2[u] = in2[off[2][u]];
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), ((scalar_mask >> 2) & 1u ? s2 : v2[u]));
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 4;
+  const long long base = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  long long off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    long long rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const long long q = rem / p.sizes[d];
+      const long long coord = static_cast<long long>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  float v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v0[u] = in0[off[0][u]];
+  }
+  float v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v1[u] = in1[off[1][u]];
+  }
+  float v2[UNROLL];
+  if (!((scalar_mask >> 2) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v2[u] = in2[off[2][u]];
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), ((scalar_mask >> 2) & 1u ? s2 : v2[u]));
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_rows2d(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, UNROLL = 4, OUT = 3;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long c0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    float v0[UNROLL];
+    if (!((scalar_mask >> 0) & 1u)) {
+      const float* row0 = in0 + r * p.strides[0][1];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (c0 + u * BLOCK < cols) v0[u] = row0[(c0 + u * BLOCK) * p.strides[0][0]];
+    }
+    float v1[UNROLL];
+    if (!((scalar_mask >> 1) & 1u)) {
+      const float* row1 = in1 + r * p.strides[1][1];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (c0 + u * BLOCK < cols) v1[u] = row1[(c0 + u * BLOCK) * p.strides[1][0]];
+    }
+    float v2[UNROLL];
+    if (!((scalar_mask >> 2) & 1u)) {
+      const float* row2 = in2 + r * p.strides[2][1];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (c0 + u * BLOCK < cols) v2[u] = row2[(c0 + u * BLOCK) * p.strides[2][0]];
+    }
+    auto* row_out = out + r * p.strides[OUT][1];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (c0 + u * BLOCK < cols) row_out[(c0 + u * BLOCK) * p.strides[OUT][0]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), ((scalar_mask >> 2) & 1u ? s2 : v2[u]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_rows2d_vec(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, VEC = 4, UNROLL = 2, OUT = 3;
+  const unsigned column_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1], vectors = cols / VEC;
+  const long long q0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+    const float* row0 = in0 + r * p.strides[0][1];
+    if (!((scalar_mask >> 0) & 1u)) {
+      if ((column_mask >> 0) & 1u) {
+        const float same = *row0;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) v0[u].v[e] = same;
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+          if (q0 + u * BLOCK < vectors) v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(row0 + (q0 + u * BLOCK) * VEC);
+      }
+    }
+    jitvec_detail::Vec<float, VEC> v1[UNROLL];
+    const float* row1 = in1 + r * p.strides[1][1];
+    if (!((scalar_mask >> 1) & 1u)) {
+      if ((column_mask >> 1) & 1u) {
+        const float same = *row1;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) v1[u].v[e] = same;
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+          if (q0 + u * BLOCK < vectors) v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(row1 + (q0 + u * BLOCK) * VEC);
+      }
+    }
+    jitvec_detail::Vec<float, VEC> v2[UNROLL];
+    const float* row2 = in2 + r * p.strides[2][1];
+    if (!((scalar_mask >> 2) & 1u)) {
+      if ((column_mask >> 2) & 1u) {
+        const float same = *row2;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) v2[u].v[e] = same;
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+          if (q0 + u * BLOCK < vectors) v2[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(row2 + (q0 + u * BLOCK) * VEC);
+      }
+    }
+    float* row_out = out + r * p.strides[OUT][1];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if (q0 + u * BLOCK >= vectors) break;
+      jitvec_detail::Vec<float, VEC> result;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) result.v[e] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]), ((scalar_mask >> 2) & 1u ? s2 : v2[u].v[e]));
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(row_out + (q0 + u * BLOCK) * VEC) = result;
+    }
+    const long long c = vectors * VEC + threadIdx.x;
+    if (blockIdx.x == 0 && c < cols) row_out[c] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : row0[((column_mask >> 0) & 1u) ? 0 : c]), ((scalar_mask >> 1) & 1u ? s1 : row1[((column_mask >> 1) & 1u) ? 0 : c]), ((scalar_mask >> 2) & 1u ? s2 : row2[((column_mask >> 2) & 1u) ? 0 : c]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 3;
+  const unsigned tiled_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 0) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 1) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const long long step = 4 * p.strides[1][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile1[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile1[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  float (*tile2)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 2) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in2 + (r0 + tx) * p.strides[2][1] + (c0 + ty) * p.strides[2][0];
+    const long long step = 4 * p.strides[2][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile2[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile2[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const long long direct_step0 = 4 * p.strides[0][1];
+  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const long long direct_step1 = 4 * p.strides[1][1];
+  const float* direct2 = in2 + r * p.strides[2][1] + c * p.strides[2][0];
+  const long long direct_step2 = 4 * p.strides[2][1];
+  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step = 4 * p.strides[OUT][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) dst[j * out_step] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])), ((scalar_mask >> 2) & 1u ? s2 : (((tiled_mask >> 2) & 1u) ? tile2[tx][ty + 4 * j] : direct2[j * direct_step2])));
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])), ((scalar_mask >> 2) & 1u ? s2 : (((tiled_mask >> 2) & 1u) ? tile2[tx][ty + 4 * j] : direct2[j * direct_step2])));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 3;
+  const unsigned tiled_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 0) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 1) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const long long step = 4 * p.strides[1][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile1[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile1[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  float (*tile2)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 2) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in2 + (r0 + tx) * p.strides[2][1] + (c0 + ty) * p.strides[2][0];
+    const long long step = 4 * p.strides[2][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile2[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile2[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const long long direct_step0 = 4 * p.strides[0][1];
+  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const long long direct_step1 = 4 * p.strides[1][1];
+  const float* direct2 = in2 + r * p.strides[2][1] + c * p.strides[2][0];
+  const long long direct_step2 = 4 * p.strides[2][1];
+  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step = 4 * p.strides[OUT][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) dst[j * out_step] = jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]), (((tiled_mask >> 2) & 1u) ? tile2[tx][ty + 4 * j] : direct2[j * direct_step2]));
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]), (((tiled_mask >> 2) & 1u) ? tile2[tx][ty + 4 * j] : direct2[j * direct_step2]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s6(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 3;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step = 4 * p.strides[OUT][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) dst[j * out_step] = jitvec_apply(tile0[tx][ty + 4 * j], s1, s2);
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply(tile0[tx][ty + 4 * j], s1, s2);
+  }
+}

@@ -1,0 +1,424 @@
+// ---- jitvec device prelude ----
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define JITVEC_DEVICE 1
+namespace jitvec_detail {
+template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
+}  // namespace jitvec_detail
+#line 1 "ufunc:zero_suppress"
+template <typename T> __device__ T zero_suppress(T x, T threshold) {
+  return (x > threshold || x < -threshold) ? x : T(0);
+}
+#line 1 "jitvec-generated-loop"
+namespace jitvec_detail {
+__device__ __forceinline__ short jitvec_apply(short a0, short a1) {
+  return static_cast<short>(zero_suppress(a0, a1));
+}
+}  // namespace jitvec_detail
+using jitvec_detail::jitvec_apply;
+struct jitvec_strided32_params {
+  unsigned numel;
+  int ndim;
+  unsigned sizes[16];
+  unsigned magic[16];
+  unsigned shift[16];
+  int strides[3][16];
+};
+static_assert(sizeof(jitvec_strided32_params) == 392, "jitvec: strided parameter layout");
+struct jitvec_strided64_params {
+  long long numel;
+  long long ndim;
+  long long sizes[16];
+  long long strides[3][16];
+};
+static_assert(sizeof(jitvec_strided64_params) == 528, "jitvec: strided parameter layout");
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 8, UNROLL = 1;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<short, VEC> v0[UNROLL];
+    if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        v0[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    }
+    jitvec_detail::Vec<short, VEC> v1[UNROLL];
+    if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        v1[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(in1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<short, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]));
+      *reinterpret_cast<jitvec_detail::Vec<short, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec_s0(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 8, UNROLL = 1;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<short, VEC> v0[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v0[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    jitvec_detail::Vec<short, VEC> v1[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v1[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(in1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<short, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(v0[u].v[e], v1[u].v[e]);
+      *reinterpret_cast<jitvec_detail::Vec<short, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = jitvec_apply(in0[i], in1[i]);
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec_s2(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 8, UNROLL = 1;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<short, VEC> v0[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v0[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<short, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(v0[u].v[e], s1);
+      *reinterpret_cast<jitvec_detail::Vec<short, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = jitvec_apply(in0[i], s1);
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  const long long step = static_cast<long long>(gridDim.x) * 256;
+  for (long long i = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x; i < n; i += step)
+    out[i] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]));
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 3;
+  const unsigned base = static_cast<unsigned>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  int off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    unsigned rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+      const int coord = static_cast<int>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  short v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v0[u] = in0[off[0][u]];
+  }
+  short v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v1[u] = in1[off[1][u]];
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 3;
+  const long long base = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  long long off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    long long rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const long long q = rem / p.sizes[d];
+      const long long coord = static_cast<long long>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  short v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v0[u] = in0[off[0][u]];
+  }
+  short v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v1[u] = in1[off[1][u]];
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_rows2d(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, UNROLL = 4, OUT = 2;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long c0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    short v0[UNROLL];
+    if (!((scalar_mask >> 0) & 1u)) {
+      const short* row0 = in0 + r * p.strides[0][1];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (c0 + u * BLOCK < cols) v0[u] = row0[(c0 + u * BLOCK) * p.strides[0][0]];
+    }
+    short v1[UNROLL];
+    if (!((scalar_mask >> 1) & 1u)) {
+      const short* row1 = in1 + r * p.strides[1][1];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (c0 + u * BLOCK < cols) v1[u] = row1[(c0 + u * BLOCK) * p.strides[1][0]];
+    }
+    auto* row_out = out + r * p.strides[OUT][1];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (c0 + u * BLOCK < cols) row_out[(c0 + u * BLOCK) * p.strides[OUT][0]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_rows2d_vec(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, VEC = 8, UNROLL = 1, OUT = 2;
+  const unsigned column_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1], vectors = cols / VEC;
+  const long long q0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    jitvec_detail::Vec<short, VEC> v0[UNROLL];
+    const short* row0 = in0 + r * p.strides[0][1];
+    if (!((scalar_mask >> 0) & 1u)) {
+      if ((column_mask >> 0) & 1u) {
+        const short same = *row0;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) v0[u].v[e] = same;
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+          if (q0 + u * BLOCK < vectors) v0[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(row0 + (q0 + u * BLOCK) * VEC);
+      }
+    }
+    jitvec_detail::Vec<short, VEC> v1[UNROLL];
+    const short* row1 = in1 + r * p.strides[1][1];
+    if (!((scalar_mask >> 1) & 1u)) {
+      if ((column_mask >> 1) & 1u) {
+        const short same = *row1;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) v1[u].v[e] = same;
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+          if (q0 + u * BLOCK < vectors) v1[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(row1 + (q0 + u * BLOCK) * VEC);
+      }
+    }
+    short* row_out = out + r * p.strides[OUT][1];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if (q0 + u * BLOCK >= vectors) break;
+      jitvec_detail::Vec<short, VEC> result;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) result.v[e] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]));
+      *reinterpret_cast<jitvec_detail::Vec<short, VEC>*>(row_out + (q0 + u * BLOCK) * VEC) = result;
+    }
+    const long long c = vectors * VEC + threadIdx.x;
+    if (blockIdx.x == 0 && c < cols) row_out[c] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : row0[((column_mask >> 0) & 1u) ? 0 : c]), ((scalar_mask >> 1) & 1u ? s1 : row1[((column_mask >> 1) & 1u) ? 0 : c]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 2;
+  const unsigned tiled_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  short (*tile0)[65] = reinterpret_cast<short (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 0) & 1u) {
+    slot += 64 * 65 * sizeof(short);
+    const short* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      short v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  short (*tile1)[65] = reinterpret_cast<short (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 1) & 1u) {
+    slot += 64 * 65 * sizeof(short);
+    const short* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const long long step = 4 * p.strides[1][0];
+    if (interior) {
+      short v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile1[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile1[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  const short* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const long long direct_step0 = 4 * p.strides[0][1];
+  const short* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const long long direct_step1 = 4 * p.strides[1][1];
+  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step = 4 * p.strides[OUT][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) dst[j * out_step] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])));
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 2;
+  const unsigned tiled_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  short (*tile0)[65] = reinterpret_cast<short (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 0) & 1u) {
+    slot += 64 * 65 * sizeof(short);
+    const short* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      short v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  short (*tile1)[65] = reinterpret_cast<short (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 1) & 1u) {
+    slot += 64 * 65 * sizeof(short);
+    const short* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const long long step = 4 * p.strides[1][0];
+    if (interior) {
+      short v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile1[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile1[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  const short* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const long long direct_step0 = 4 * p.strides[0][1];
+  const short* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const long long direct_step1 = 4 * p.strides[1][1];
+  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step = 4 * p.strides[OUT][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) dst[j * out_step] = jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]));
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]));
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s2(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 2;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  short (*tile0)[65] = reinterpret_cast<short (*)[65]>(jitvec_tiles + slot);
+  {
+    slot += 64 * 65 * sizeof(short);
+    const short* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      short v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step = 4 * p.strides[OUT][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) dst[j * out_step] = jitvec_apply(tile0[tx][ty + 4 * j], s1);
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply(tile0[tx][ty + 4 * j], s1);
+  }
+}

@@ -1,0 +1,134 @@
+// kernels/kernel_abi: one argument layout for every kernel and host entry, the packer that fills
+// it, and the check that the compiled kernels' parameters sit where the packer writes them
+// (read back from the PTX that NVRTC makes, so it runs without a GPU).
+#include <cstring>
+#include <regex>
+
+#include "catch.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "kernels/kernel_abi.hpp"
+#include "kernels/module_source.hpp"
+
+using namespace jitvec;
+using namespace jitvec::kernels;
+
+namespace {
+
+codegen::LoopSpec mixed_spec() {
+  // An int8 scalar slot between pointers, a double, a uint16: every alignment case.
+  codegen::LoopSpec spec = codegen::LoopSpec::exact(Signature::parse("float32(int8, float64, uint16)"));
+  spec.inputs = {DType::int8, DType::float32, DType::uint16};
+  return spec;
+}
+
+// (offset, size) of every .param of PTX entry `name`, in order.
+std::vector<std::pair<std::size_t, std::size_t>> ptx_params(const std::string& ptx, const std::string& name) {
+  const std::size_t entry = ptx.find(".entry " + name + "(");
+  REQUIRE(entry != std::string::npos);
+  const std::size_t end = ptx.find(')', entry);
+  const std::string list = ptx.substr(entry, end - entry);
+  std::vector<std::pair<std::size_t, std::size_t>> params;
+  const std::regex param(R"(\.param\s+(?:\.align\s+(\d+)\s+)?\.([usbf])(\d+)(?:\s+\.ptr[^\n]*?)?\s+[A-Za-z_0-9]+(?:\[(\d+)\])?)");
+  std::size_t offset = 0;
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), param); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    const std::size_t element = std::stoul(m[3]) / 8;
+    const std::size_t count = m[4].matched ? std::stoul(m[4]) : 1;
+    const std::size_t align = m[1].matched ? std::stoul(m[1]) : element;
+    offset = (offset + align - 1) / align * align;
+    params.emplace_back(offset, element * count);
+    offset += element * count;
+  }
+  return params;
+}
+
+}  // namespace
+
+TEST_CASE("the argument layout follows C's natural alignment", "[kernels][abi]") {
+  const ArgLayout l = arg_layout(mixed_spec());
+  CHECK(l.inputs == 3);
+  CHECK(l.pointer_offset[0] == 0);
+  CHECK(l.scalar_offset[0] == 8);   // int8
+  CHECK(l.pointer_offset[1] == 16);
+  CHECK(l.scalar_offset[1] == 24);  // float64
+  CHECK(l.pointer_offset[2] == 32);
+  CHECK(l.scalar_offset[2] == 40);  // uint16
+  CHECK(l.out_offset == 48);
+  CHECK(l.scalar_mask_offset == 56);
+  CHECK(l.lane_mask_offset == 60);
+  CHECK(l.shape_offset == 64);
+  CHECK(l.size(ShapeBlock::count) == 72);
+  CHECK(l.parameter_count() == 10);
+}
+
+TEST_CASE("the packer writes every argument where the layout says", "[kernels][abi]") {
+  const codegen::LoopSpec spec = mixed_spec();
+  const ArgLayout l = arg_layout(spec);
+  int a = 0, b = 0;
+  float out = 0;
+  const void* inputs[3] = {&a, nullptr, &b};
+  alignas(8) unsigned char scalars[3][8] = {};
+  const double s1 = 2.5;
+  std::memcpy(scalars[1], &s1, 8);
+  scalars[0][0] = 0x5a;  // an array input's slot is copied too (it is ignored by the kernels)
+  KernelArgs args;
+  args.pack(l, inputs, scalars, &out, 0b010, 0);
+  args.set_lane_mask(l, 0b101);
+  args.set_count(l, 12345);
+  const auto* image = static_cast<const unsigned char*>(args.image());
+  auto read_ptr = [&](std::size_t off) { const void* p; std::memcpy(&p, image + off, 8); return p; };
+  CHECK(read_ptr(l.pointer_offset[0]) == &a);
+  CHECK(read_ptr(l.pointer_offset[1]) == nullptr);
+  CHECK(read_ptr(l.pointer_offset[2]) == &b);
+  CHECK(image[l.scalar_offset[0]] == 0x5a);
+  double got;
+  std::memcpy(&got, image + l.scalar_offset[1], 8);
+  CHECK(got == 2.5);
+  CHECK(read_ptr(l.out_offset) == &out);
+  unsigned mask, lanes;
+  std::memcpy(&mask, image + l.scalar_mask_offset, 4);
+  std::memcpy(&lanes, image + l.lane_mask_offset, 4);
+  CHECK(mask == 0b010);
+  CHECK(lanes == 0b101);
+  long long n;
+  std::memcpy(&n, image + l.shape_offset, 8);
+  CHECK(n == 12345);
+  // kernelParams point into the image, one per parameter, in order.
+  void** params = args.kernel_params();
+  CHECK(params[0] == image + l.pointer_offset[0]);
+  CHECK(params[5] == image + l.scalar_offset[2]);
+  CHECK(params[6] == image + l.out_offset);
+  CHECK(params[9] == image + l.shape_offset);
+}
+
+TEST_CASE("every compiled kernel's parameters lie where the packer writes them", "[kernels][abi][nvrtc]") {
+  const codegen::UfuncSource ufunc{"f", "__device__ float f(signed char a, double b, unsigned short c) { return a + b * c; }", "", 1};
+  const codegen::LoopSpec spec = mixed_spec();
+  const ArgLayout l = arg_layout(spec);
+  const compile::CudaBinary binary = compile::compile_cuda(generate_cuda_source(ufunc, {}, spec), "f", "sm_90");
+  std::vector<std::string> names;
+  for (const KernelTraits& k : kKernels) {
+    names.push_back(kernel_name(k.kind));
+    if (k.pattern_specialized) {
+      for (std::uint32_t mask : specialized_scalar_masks(spec)) names.push_back(kernel_name(k.kind, mask));
+    }
+  }
+  for (const std::string& name : names) {
+    INFO(name);
+    const auto params = ptx_params(binary.ptx, name);
+    REQUIRE(static_cast<int>(params.size()) == l.parameter_count());
+    for (int k = 0; k < l.inputs; ++k) {
+      CHECK(params[2 * k].first == l.pointer_offset[k]);
+      CHECK(params[2 * k + 1].first == l.scalar_offset[k]);
+      CHECK(params[2 * k + 1].second == l.scalar_size[k]);
+    }
+    CHECK(params[2 * l.inputs].first == l.out_offset);
+    CHECK(params[2 * l.inputs + 1].first == l.scalar_mask_offset);
+    CHECK(params[2 * l.inputs + 2].first == l.lane_mask_offset);
+    CHECK(params[2 * l.inputs + 3].first == l.shape_offset);
+    const std::string kind_name = name.substr(0, name.find("_s", 10) == std::string::npos ? name.size() : name.find("_s", 10));
+    for (const KernelTraits& k : kKernels) {
+      if (kind_name == k.name) CHECK(params.back().first + params.back().second == l.size(k.shape));
+    }
+  }
+}
