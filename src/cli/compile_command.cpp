@@ -54,7 +54,16 @@ std::string known_archs_text() {
 }
 
 /// --arch as given, each checked against what this NVRTC can build.
-std::vector<std::string> checked_archs(const std::vector<std::string>& archs, bool given) {
+std::vector<std::string> checked_archs(const std::vector<std::string>& arch_lists, bool given) {
+  std::vector<std::string> archs;
+  for (const std::string& list : arch_lists) {
+    for (std::size_t start = 0;;) {
+      const std::size_t comma = list.find(',', start);
+      archs.push_back(list.substr(start, comma == std::string::npos ? comma : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
   if (given && archs.empty()) {
     throw UsageError(fmt::format("--arch names no architecture: name one or more, like "
                                  "--arch sm_80,sm_90 (NVRTC knows: {})",
@@ -266,11 +275,15 @@ void add_compile_command(CLI::App& app, CommandAction& chosen) {
       "architecture and target) into the kernel cache, so that programs start without "
       "compiling. Needs no GPU.");
   command->add_option("files", args->files, "TOML definition files")->required();
+  // One value per --arch, split here: CLI11's own splitting drops empty parts, so that
+  // `--arch ,,` would take the next argument as an architecture.
   CLI::Option* arch = command
-      ->add_option("--arch", args->archs,
-                   "GPU architectures to build for, comma-separated or repeated (e.g. "
-                   "sm_80,sm_90); default: those of this machine's GPUs")
-      ->delimiter(',');
+                          ->add_option("--arch", args->archs,
+                                       "GPU architectures to build for, comma-separated or "
+                                       "repeated (e.g. sm_80,sm_90); default: those of this "
+                                       "machine's GPUs")
+                          ->allow_extra_args(false)
+                          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command
       ->add_option("--target", args->targets,
                    "targets to build for: cuda, cpu, parallel (cpu and parallel share one host "

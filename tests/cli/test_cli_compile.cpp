@@ -217,9 +217,15 @@ TEST_CASE("jitvec compile turns bad values into usage errors in the user's terms
     CHECK_FALSE(contains(run.err, "stoi"));
   }
   SECTION("only commas") {
+    // Before: CLI11 dropped the empty names and took "--cache-dir" as the architecture.
     const CommandOutput run = run_jitvec({"compile", sample, "--arch", ",,", "--cache-dir", cache});
     CHECK(run.exit_code == 2);
-    CHECK(contains(run.err, "jitvec: error: --arch"));
+    CHECK(contains(run.err, "jitvec: error: --arch: an empty architecture name; name one or "
+                            "more, like --arch sm_80,sm_90"));
+    const CommandOutput repeated = run_jitvec(
+        {"compile", "--arch", "sm_80", sample, "--arch", "sm_80,,sm_90", "--cache-dir", cache});
+    CHECK(repeated.exit_code == 2);
+    CHECK(contains(repeated.err, "an empty architecture name"));
   }
   SECTION("an empty cache folder name") {
     const CommandOutput run = run_jitvec({"compile", sample, "--arch", "sm_90", "--cache-dir", ""});
