@@ -5,8 +5,15 @@
 // architecture (the portable fallback, JIT-compiled by the driver for newer GPUs). A rejected
 // source throws CompileError carrying NVRTC's log, the options and the ufunc's name; nothing
 // half-built escapes. NVRTC needs no GPU, so this runs in CI and in `jitvec compile` anywhere.
+// NVRTC itself is loaded at the first use (nvrtc_library.hpp); where there is none, every
+// function here that needs it throws CudaError "no NVRTC: ...". A compile is bounded by
+// JITVEC_COMPILE_TIMEOUT (compile_time_limit.hpp): it runs on a worker thread, and when the
+// limit passes the caller gets a CompileError while the worker, which NVRTC gives no way to
+// stop, finishes in the background and its result is thrown away.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +41,13 @@ std::vector<int> supported_archs();
 /// supports it, else the newest supported one below it (the driver then JIT-compiles the PTX).
 std::string arch_for_device(int cc_major, int cc_minor);
 
+/// Compiles under the limit from JITVEC_COMPILE_TIMEOUT.
 CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,
                         const std::string& arch);
+
+/// Compiles under `time_limit` (nullopt: no limit, on the calling thread).
+CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,
+                        const std::string& arch,
+                        std::optional<std::chrono::duration<double>> time_limit);
 
 }  // namespace jitvec::compile

@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "compile/library_loading.hpp"
 #include "core/log.hpp"
 #include "jitvec/errors.hpp"
 
@@ -43,32 +44,13 @@ std::string supported_version_note(const Driver& driver) {
   return fmt::format("; the driver supports CUDA {}", cuda_version_text(version));
 }
 
-std::string last_dlerror() {
-  const char* message = dlerror();
-  return message != nullptr ? message : "no reason given";
-}
-
-// The outcome of the process's one attempt to load the driver.
-struct ProcessDriver {
-  std::optional<Driver> driver;
-  std::string error;
-  int code = 0;
-};
-
 // Never destroyed: destructors of other statics (an Engine's modules) still call the driver.
-const ProcessDriver& process_driver() {
-  static const ProcessDriver* const loaded = new ProcessDriver([] {
-    ProcessDriver attempt;
-    try {
-      attempt.driver = detail::load_driver_from(detail::driver_library_path());
-    } catch (const CudaError& error) {
-      attempt.error = error.what();
-      attempt.code = error.code();
-      jitvec::detail::log().debug("{}", attempt.error);
-    }
-    return attempt;
-  }());
-  return *loaded;
+const compile::LoadOutcome<Driver>& process_driver() {
+  static const auto* const outcome = new compile::LoadOutcome<Driver>(
+      compile::LoadOutcome<Driver>::attempt("JITVEC_CUDA_DRIVER", [] {
+        return detail::load_driver_from(detail::driver_library_path());
+      }));
+  return *outcome;
 }
 
 }  // namespace
@@ -84,7 +66,7 @@ Driver load_driver_from(const std::string& path) {
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     throw CudaError(fmt::format("no CUDA driver: {} could not be loaded ({}); {}", path,
-                                last_dlerror(), kNoDriverAdvice),
+                                compile::last_dlerror(), kNoDriverAdvice),
                     -1);
   }
   // A library that turns out not to be a usable driver is closed again, so that a later
@@ -102,7 +84,7 @@ Driver load_driver_from(const std::string& path) {
   if (get_proc_address == nullptr) {
     throw CudaError(fmt::format("no CUDA driver: {} has no cuGetProcAddress_v2 ({}), so it is not "
                                 "an NVIDIA driver for CUDA 12.0 or newer; {}",
-                                path, last_dlerror(), kNoDriverAdvice),
+                                path, compile::last_dlerror(), kNoDriverAdvice),
                     -1);
   }
 
@@ -163,24 +145,20 @@ Driver load_driver_from(const std::string& path) {
 
 }  // namespace detail
 
-const Driver& driver() {
-  const ProcessDriver& loaded = process_driver();
-  if (!loaded.driver) throw CudaError(loaded.error, loaded.code);
-  return *loaded.driver;
-}
+const Driver& driver() { return process_driver().get(); }
 
 bool driver_available() noexcept {
   try {
-    return process_driver().driver.has_value();
+    return process_driver().loaded.has_value();
   } catch (...) {  // only allocation failures while formatting the load error can land here
     return false;
   }
 }
 
 std::string error_text(CUresult result) {
-  const ProcessDriver& loaded = process_driver();
-  if (!loaded.driver) return fmt::format("CUresult {}", static_cast<int>(result));
-  return describe(*loaded.driver, result);
+  const compile::LoadOutcome<Driver>& loaded = process_driver();
+  if (!loaded.loaded) return fmt::format("CUresult {}", static_cast<int>(result));
+  return describe(*loaded.loaded, result);
 }
 
 void throw_error(CUresult result, std::string_view what) {
