@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <new>
 #include <set>
 #include <system_error>
 #include <tuple>
@@ -212,7 +213,11 @@ EntryRead read_entry_file(const std::filesystem::path& file) {
       } catch (const DamagedEntry& error) {
         return damaged(error.reason());
       }
-      bytes.resize(static_cast<std::size_t>(file_size));
+      try {
+        bytes.resize(static_cast<std::size_t>(file_size));
+      } catch (const std::bad_alloc&) {
+        return damaged(fmt::format("unreadable (no memory for its {} bytes)", file_size));
+      }
     }
     while (have < bytes.size()) {
       const ssize_t got = ::pread(fd, bytes.data() + have, bytes.size() - have,
@@ -233,6 +238,8 @@ EntryRead read_entry_file(const std::filesystem::path& file) {
     return {ReadStatus::valid, std::move(entry), {}};
   } catch (const DamagedEntry& error) {
     return damaged(error.reason());
+  } catch (const std::bad_alloc&) {
+    return damaged(fmt::format("unreadable (no memory to parse its {} bytes)", file_size));
   }
 }
 
