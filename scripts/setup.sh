@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config libfmt-dev libspdlog-dev catch2 libxxhash-dev
-          libcli11-dev libtomlplusplus-dev)
+          libcli11-dev libtomlplusplus-dev libdlpack-dev)
 # --fuzz: also clang and its libFuzzer/sanitizer runtimes, for tests/fuzz (.ci/run passes it).
 if [ "${1:-}" = --fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()

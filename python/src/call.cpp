@@ -1,0 +1,498 @@
+#include "call.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <jitvec/dlpack.hpp>
+#include <jitvec/ufunc.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "py_array.hpp"
+
+namespace nb = nanobind;
+
+namespace jitvec_py {
+namespace {
+
+// Which library an argument's type belongs to, found once per type.
+enum class Lib : std::uint8_t { numpy, cupy, torch, other };
+
+struct TypeInfo {
+  Lib lib = Lib::other;
+  bool buffer = false;  // buffer protocol (NumPy): preferred, it costs no Python call
+  bool dlpack = false;
+  bool cai = false;
+  int dlpack_versioned = -1;  // -1: not yet known; 0: __dlpack__ refuses max_version; 1: takes it
+  nb::object from_dlpack;     // how results go back to this library (None: jitvec.Array)
+};
+
+struct Globals {
+  PyTypeObject* numpy_generic = nullptr;
+  PyTypeObject* py_array = nullptr;
+  nb::object numpy_asarray;
+  nb::object max_version;  // (1, 0)
+  nb::object kwnames_stream_version;  // ("stream", "max_version")
+  nb::object kwnames_stream;          // ("stream",)
+  nb::object cupy_current_stream;     // cupy.cuda.get_current_stream, on first CuPy input
+  nb::object torch_raw_stream;        // torch._C._cuda_getCurrentRawStream
+  nb::object torch_current_stream;    // torch.cuda.current_stream (fallback)
+  std::unordered_map<PyTypeObject*, TypeInfo> types;
+};
+Globals* g = nullptr;  // made at import, never destroyed (outlives interpreter teardown races)
+
+std::string root_module(PyTypeObject* type) {
+  nb::object mod = nb::getattr(nb::handle(reinterpret_cast<PyObject*>(type)), "__module__", nb::none());
+  if (!nb::isinstance<nb::str>(mod)) return "";
+  std::string name = nb::cast<std::string>(mod);
+  return name.substr(0, name.find('.'));
+}
+
+TypeInfo& type_info(PyObject* obj) {
+  PyTypeObject* type = Py_TYPE(obj);
+  auto it = g->types.find(type);
+  if (it != g->types.end()) return it->second;
+  TypeInfo info;
+  const std::string root = root_module(type);
+  info.lib = root == "numpy" ? Lib::numpy : root == "cupy" ? Lib::cupy : root == "torch" ? Lib::torch : Lib::other;
+  info.buffer = PyObject_CheckBuffer(obj);
+  info.dlpack = nb::hasattr(obj, "__dlpack__");
+  info.cai = nb::hasattr(obj, "__cuda_array_interface__");
+  if (info.lib == Lib::numpy) {
+    info.from_dlpack = nb::none();  // results as NumPy directly
+  } else if (!root.empty()) {
+    try {
+      nb::object mod = nb::module_::import_(root.c_str());
+      info.from_dlpack = nb::getattr(mod, "from_dlpack", nb::none());
+    } catch (const nb::python_error&) {  // a __module__ that is no importable module
+      info.from_dlpack = nb::none();
+    }
+  } else {
+    info.from_dlpack = nb::none();
+  }
+  return g->types.emplace(type, std::move(info)).first->second;
+}
+
+enum class Kind : std::uint8_t { scalar, jitvec_array, buffer, dlpack, cai };
+
+struct Slot {
+  Kind kind = Kind::scalar;
+  PyObject* obj = nullptr;
+  TypeInfo* info = nullptr;
+  bool device = false;  // lives in CUDA memory (known before import for DLPack/CAI)
+  int device_id = 0;
+  int position = 0;     // 1-based argument number; 0 for out=
+};
+
+// Py_buffer views held for the call.
+struct Buffers {
+  std::vector<Py_buffer> views;
+  ~Buffers() {
+    for (Py_buffer& v : views) PyBuffer_Release(&v);
+  }
+};
+
+std::string where(const Slot& s) {
+  return s.position == 0 ? std::string("out=") : fmt::format("argument {}", s.position);
+}
+
+jitvec::DType dtype_from_format(const char* format, Py_ssize_t itemsize, const Slot& s) {
+  const char* f = format ? format : "B";
+  if (*f == '<' || *f == '=' || *f == '@') ++f;
+  if (*f == '>' || *f == '!') {
+    throw jitvec::ArgumentError(fmt::format("{}: big-endian data (buffer format '{}') is not supported", where(s), format));
+  }
+  if (f[0] != '\0' && f[1] == '\0') {
+    switch (f[0]) {
+      case '?': return jitvec::DType::bool_;
+      case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
+        switch (itemsize) {
+          case 1: return jitvec::DType::int8;
+          case 2: return jitvec::DType::int16;
+          case 4: return jitvec::DType::int32;
+          case 8: return jitvec::DType::int64;
+        }
+        break;
+      case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N':
+        switch (itemsize) {
+          case 1: return jitvec::DType::uint8;
+          case 2: return jitvec::DType::uint16;
+          case 4: return jitvec::DType::uint32;
+          case 8: return jitvec::DType::uint64;
+        }
+        break;
+      case 'f': return jitvec::DType::float32;
+      case 'd': return jitvec::DType::float64;
+    }
+  }
+  throw jitvec::ArgumentError(fmt::format(
+      "{}: jitvec has no dtype for buffer format '{}' ({} bytes an item); it takes bool, "
+      "int8..int64, uint8..uint64, float32 and float64",
+      where(s), format ? format : "", itemsize));
+}
+
+jitvec::Array import_buffer(const Slot& s, bool writable, Buffers& buffers) {
+  Py_buffer view;
+  const int flags = PyBUF_RECORDS_RO | (writable ? PyBUF_WRITABLE : 0);
+  if (PyObject_GetBuffer(s.obj, &view, flags) != 0) {
+    if (writable && (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError))) {
+      PyErr_Clear();
+      throw jitvec::ArgumentError(fmt::format("{}: the array is read-only", where(s)));
+    }
+    throw nb::python_error();
+  }
+  buffers.views.push_back(view);
+  const jitvec::DType dtype = dtype_from_format(view.format, view.itemsize, s);
+  jitvec::Shape shape(view.shape, view.shape + view.ndim);
+  jitvec::Strides strides(static_cast<std::size_t>(view.ndim));
+  for (int d = 0; d < view.ndim; ++d) {
+    const Py_ssize_t bytes = view.strides ? view.strides[d] : 0;
+    if (bytes % view.itemsize != 0) {
+      throw jitvec::ArgumentError(fmt::format(
+          "{}: stride of {} bytes along axis {} is not a multiple of the item size {}", where(s),
+          bytes, d, view.itemsize));
+    }
+    strides[d] = bytes / view.itemsize;
+  }
+  if (!view.strides) strides.clear();  // C-contiguous
+  return jitvec::Array::wrap(view.buf, dtype, std::move(shape), std::move(strides));
+}
+
+// The value __dlpack__(stream=...) gets for the call's stream: CUDA's legacy default is 1.
+std::uintptr_t protocol_stream(std::uintptr_t stream) { return stream == 0 ? 1 : stream; }
+
+// `same_stream`: the call runs on the producer library's own current stream, so the protocol's
+// -1 ("the consumer orders it") saves the producer an event and a wait.
+jitvec::Array import_dlpack(const Slot& s, std::uintptr_t stream, bool same_stream, bool writable) {
+  static PyObject* name = PyUnicode_InternFromString("__dlpack__");
+  nb::object stream_arg = !s.device     ? nb::none()
+                          : same_stream ? nb::object(nb::int_(-1))
+                                        : nb::object(nb::int_(protocol_stream(stream)));
+  TypeInfo& info = *s.info;
+  nb::object capsule;
+  if (info.dlpack_versioned != 0) {
+    PyObject* call_args[] = {s.obj, stream_arg.ptr(), g->max_version.ptr()};
+    capsule = nb::steal(PyObject_VectorcallMethod(name, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                                  g->kwnames_stream_version.ptr()));
+    if (!capsule.is_valid()) {
+      if (info.dlpack_versioned == -1 && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();  // an older producer: no max_version
+        info.dlpack_versioned = 0;
+      } else {
+        throw nb::python_error();
+      }
+    } else {
+      info.dlpack_versioned = 1;
+    }
+  }
+  if (!capsule.is_valid()) {
+    PyObject* call_args[] = {s.obj, stream_arg.ptr()};
+    capsule = nb::steal(PyObject_VectorcallMethod(name, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                                  g->kwnames_stream.ptr()));
+    if (!capsule.is_valid()) throw nb::python_error();
+  }
+  try {
+    return import_capsule(capsule, writable);
+  } catch (const jitvec::Error& e) {
+    throw jitvec::ArgumentError(fmt::format("{}: {}", where(s), e.what()));
+  }
+}
+
+jitvec::DType dtype_from_typestr(const std::string& t, const Slot& s) {
+  if (t.size() >= 3 && (t[0] == '<' || t[0] == '|' || t[0] == '=')) {
+    const int size = std::atoi(t.c_str() + 2);
+    switch (t[1]) {
+      case 'b': if (size == 1) return jitvec::DType::bool_; break;
+      case 'i':
+        if (size == 1) return jitvec::DType::int8;
+        if (size == 2) return jitvec::DType::int16;
+        if (size == 4) return jitvec::DType::int32;
+        if (size == 8) return jitvec::DType::int64;
+        break;
+      case 'u':
+        if (size == 1) return jitvec::DType::uint8;
+        if (size == 2) return jitvec::DType::uint16;
+        if (size == 4) return jitvec::DType::uint32;
+        if (size == 8) return jitvec::DType::uint64;
+        break;
+      case 'f':
+        if (size == 4) return jitvec::DType::float32;
+        if (size == 8) return jitvec::DType::float64;
+        break;
+    }
+  }
+  throw jitvec::ArgumentError(fmt::format(
+      "{}: jitvec has no dtype for __cuda_array_interface__ typestr '{}'", where(s), t));
+}
+
+jitvec::Array import_cai(const Slot& s, std::uintptr_t stream) {
+  nb::dict d = nb::cast<nb::dict>(nb::getattr(nb::handle(s.obj), "__cuda_array_interface__"));
+  const jitvec::DType dtype = dtype_from_typestr(nb::cast<std::string>(d["typestr"]), s);
+  nb::tuple data = nb::cast<nb::tuple>(d["data"]);
+  auto* ptr = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(data[0]));
+  jitvec::Shape shape = nb::cast<std::vector<std::int64_t>>(d["shape"]);
+  jitvec::Strides strides;
+  if (d.contains("strides") && !d["strides"].is_none()) {
+    const std::int64_t item = static_cast<std::int64_t>(jitvec::dtype_size(dtype));
+    for (nb::handle h : nb::cast<nb::tuple>(d["strides"])) {
+      const std::int64_t bytes = nb::cast<std::int64_t>(h);
+      if (bytes % item != 0) {
+        throw jitvec::ArgumentError(fmt::format("{}: stride of {} bytes is not a multiple of the item size {}", where(s), bytes, item));
+      }
+      strides.push_back(bytes / item);
+    }
+  }
+  const int device = ptr ? jitvec::device_of_pointer(ptr) : 0;
+  if (d.contains("stream") && !d["stream"].is_none()) {
+    const auto producer = nb::cast<std::uintptr_t>(d["stream"]);
+    jitvec::wait_for_stream(reinterpret_cast<CUstream_st*>(stream), reinterpret_cast<CUstream_st*>(producer), device);
+  }
+  return jitvec::Array::wrap(ptr, dtype, std::move(shape), std::move(strides), jitvec::Memory::device, device);
+}
+
+// The current stream of `lib` on `device` (0 when the library has no notion of one).
+std::uintptr_t library_stream(Lib lib, int device) {
+  if (lib == Lib::cupy) {
+    if (!g->cupy_current_stream.is_valid()) {
+      g->cupy_current_stream = nb::module_::import_("cupy.cuda").attr("get_current_stream");
+    }
+    return nb::cast<std::uintptr_t>(g->cupy_current_stream(device).attr("ptr"));
+  }
+  if (lib == Lib::torch) {
+    if (!g->torch_raw_stream.is_valid() && !g->torch_current_stream.is_valid()) {
+      nb::module_ torch_c = nb::module_::import_("torch._C");
+      if (nb::hasattr(torch_c, "_cuda_getCurrentRawStream")) {
+        g->torch_raw_stream = torch_c.attr("_cuda_getCurrentRawStream");
+      } else {
+        g->torch_current_stream = nb::module_::import_("torch.cuda").attr("current_stream");
+      }
+    }
+    if (g->torch_raw_stream.is_valid()) return nb::cast<std::uintptr_t>(g->torch_raw_stream(device));
+    return nb::cast<std::uintptr_t>(g->torch_current_stream(device).attr("cuda_stream"));
+  }
+  return 0;
+}
+
+std::uintptr_t stream_of(nb::handle stream) {
+  if (nb::isinstance<nb::int_>(stream)) return nb::cast<std::uintptr_t>(stream);
+  if (nb::hasattr(stream, "ptr")) return nb::cast<std::uintptr_t>(stream.attr("ptr"));
+  if (nb::hasattr(stream, "cuda_stream")) return nb::cast<std::uintptr_t>(stream.attr("cuda_stream"));
+  throw jitvec::ArgumentError(
+      "stream= takes an int (a CUstream handle), a CuPy stream (.ptr) or a PyTorch stream (.cuda_stream)");
+}
+
+Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
+  Slot s;
+  s.obj = obj;
+  s.position = position;
+  if (PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj)) return s;
+  PyTypeObject* type = Py_TYPE(obj);
+  if (type == g->py_array) {
+    s.kind = Kind::jitvec_array;
+    const PyArray& a = nb::cast<const PyArray&>(nb::handle(obj));
+    s.device = a.array.is_device();
+    s.device_id = a.array.device();
+    return s;
+  }
+  if (PyObject_TypeCheck(obj, g->numpy_generic)) {  // a NumPy scalar: weak, like Python's
+    keep.push_back(nb::steal(PyObject_CallMethod(obj, "item", nullptr)));
+    if (!keep.back().is_valid()) throw nb::python_error();
+    s.obj = keep.back().ptr();
+    if (!(PyBool_Check(s.obj) || PyLong_Check(s.obj) || PyFloat_Check(s.obj))) {
+      throw jitvec::ArgumentError(fmt::format("{}: NumPy scalar of an unsupported type", where(s)));
+    }
+    return s;
+  }
+  if (PyLong_Check(obj) || PyFloat_Check(obj)) return s;  // int/float subclasses
+  s.info = &type_info(obj);
+  if (s.info->buffer) {
+    s.kind = Kind::buffer;
+  } else if (s.info->dlpack) {
+    s.kind = Kind::dlpack;
+    nb::tuple dev = nb::cast<nb::tuple>(nb::handle(obj).attr("__dlpack_device__")());
+    const int type_code = nb::cast<int>(dev[0]);
+    s.device = type_code == kDLCUDA || type_code == kDLCUDAManaged;
+    s.device_id = nb::cast<int>(dev[1]);
+  } else if (s.info->cai) {
+    s.kind = Kind::cai;
+    s.device = true;
+  } else {
+    keep.push_back(g->numpy_asarray(nb::handle(obj)));
+    s.obj = keep.back().ptr();
+    s.info = &type_info(s.obj);
+    s.kind = Kind::buffer;
+    if (!s.info->buffer) throw jitvec::ArgumentError(fmt::format("{}: not an array numpy.asarray can read", where(s)));
+  }
+  return s;
+}
+
+jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo* stream_library,
+                           bool writable, Buffers& buffers) {
+  switch (s.kind) {
+    case Kind::jitvec_array: return nb::cast<const PyArray&>(nb::handle(s.obj)).array;
+    case Kind::buffer: return import_buffer(s, writable, buffers);
+    case Kind::dlpack:
+      return import_dlpack(s, stream, stream_library && s.info && s.info->lib == stream_library->lib &&
+                                          s.info->lib != Lib::other, writable);
+    case Kind::cai: return import_cai(s, stream);
+    case Kind::scalar: break;
+  }
+  throw jitvec::Error("internal: import_array on a scalar");
+}
+
+void push_scalar(std::vector<jitvec::Arg>& args, PyObject* obj, int position) {
+  if (PyBool_Check(obj)) {
+    args.emplace_back(obj == Py_True);
+  } else if (PyLong_Check(obj)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow == 0) {
+      args.emplace_back(static_cast<std::int64_t>(v));
+    } else {
+      const unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(obj) : 0;
+      if (overflow < 0 || PyErr_Occurred()) {
+        PyErr_Clear();
+        throw jitvec::ArgumentError(fmt::format(
+            "argument {}: the integer {} fits neither int64 nor uint64", position,
+            nb::cast<std::string>(nb::str(nb::handle(obj)))));
+      }
+      args.emplace_back(static_cast<std::uint64_t>(u));
+    }
+  } else {
+    args.emplace_back(PyFloat_AsDouble(obj));
+  }
+}
+
+nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot* decider) {
+  if (!decider) {  // scalars only: a NumPy scalar, as NumPy's ufuncs give
+    nb::object arr = to_numpy(result);
+    return arr[nb::tuple()];
+  }
+  if (decider->kind == Kind::buffer && !result.is_device()) return to_numpy(result);
+  nb::object wrapped = nb::cast(PyArray{std::move(result), stream});
+  const bool has_converter = decider->kind != Kind::jitvec_array && decider->info &&
+                             !decider->info->from_dlpack.is_none();
+  return has_converter ? decider->info->from_dlpack(wrapped) : wrapped;
+}
+
+}  // namespace
+
+void init_call(nb::module_& m) {
+  g = new Globals;
+  nb::module_ np = nb::module_::import_("numpy");
+  g->numpy_generic = reinterpret_cast<PyTypeObject*>(np.attr("generic").ptr());
+  Py_INCREF(g->numpy_generic);
+  g->numpy_asarray = np.attr("asarray");
+  g->py_array = reinterpret_cast<PyTypeObject*>(m.attr("Array").ptr());
+  g->max_version = nb::make_tuple(jitvec::kDLPackMajorVersion, jitvec::kDLPackMinorVersion);
+  g->kwnames_stream_version = nb::make_tuple("stream", "max_version");
+  g->kwnames_stream = nb::make_tuple("stream");
+}
+
+nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
+  nb::handle out_obj, stream_obj, target_obj;
+  for (auto [key, value] : kwargs) {
+    const std::string k = nb::cast<std::string>(key);
+    if (k == "out") out_obj = value;
+    else if (k == "stream") stream_obj = value;
+    else if (k == "target") target_obj = value;
+    else throw nb::type_error(fmt::format("ufunc '{}' got an unexpected keyword argument '{}' "
+                                          "(it takes out=, stream=, target=)", self.ufunc.name(), k).c_str());
+  }
+  if (out_obj.is_valid() && out_obj.is_none()) out_obj = nb::handle();
+  if (stream_obj.is_valid() && stream_obj.is_none()) stream_obj = nb::handle();
+  if (target_obj.is_valid() && target_obj.is_none()) target_obj = nb::handle();
+
+  const std::size_t n = nb::len(args);
+  std::vector<nb::object> keep;  // objects made for the call (numpy.asarray, NumPy scalar items)
+  std::array<Slot, 33> slots_storage{};
+  if (n + 1 > slots_storage.size()) {
+    throw jitvec::ArgumentError(fmt::format("ufunc '{}' was given {} arguments", self.ufunc.name(), n));
+  }
+  Slot* slots = slots_storage.data();
+  const Slot* decider = nullptr;
+  const Slot* first_device = nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    slots[i] = classify(PyTuple_GET_ITEM(args.ptr(), i), static_cast<int>(i + 1), keep);
+    if (slots[i].kind != Kind::scalar) {
+      if (!decider) decider = &slots[i];
+      if (slots[i].device && !first_device) first_device = &slots[i];
+    }
+  }
+  Slot out_slot;
+  if (out_obj.is_valid()) {
+    out_slot = classify(out_obj.ptr(), 0, keep);
+    if (out_slot.kind == Kind::scalar) throw jitvec::ArgumentError("out= must be an array, not a scalar");
+    if (out_slot.device && !first_device) first_device = &out_slot;
+  }
+  if (first_device) decider = first_device;
+
+  std::uintptr_t stream = 0;
+  const TypeInfo* stream_library = nullptr;  // whose current stream the call runs on
+  if (stream_obj.is_valid()) {
+    stream = stream_of(stream_obj);
+  } else if (first_device && first_device->info) {
+    stream = library_stream(first_device->info->lib, first_device->device_id);
+    stream_library = first_device->info;
+  } else if (first_device && first_device->kind == Kind::jitvec_array) {
+    stream = nb::cast<const PyArray&>(nb::handle(first_device->obj)).stream;
+  }
+
+  Buffers buffers;
+  std::vector<jitvec::Arg> call_args;
+  call_args.reserve(n + 3);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (slots[i].kind == Kind::scalar) {
+      push_scalar(call_args, slots[i].obj, static_cast<int>(i + 1));
+    } else {
+      call_args.emplace_back(import_array(slots[i], stream, stream_library, false, buffers));
+    }
+  }
+  if (out_obj.is_valid()) {
+    call_args.emplace_back(jitvec::out(import_array(out_slot, stream, stream_library, true, buffers)));
+  }
+  call_args.emplace_back(jitvec::on(reinterpret_cast<CUstream_st*>(stream)));
+  if (target_obj.is_valid()) {
+    const std::string name = nb::cast<std::string>(nb::str(target_obj));
+    const auto t = jitvec::parse_target(name);
+    if (!t) throw jitvec::TargetError(fmt::format("unknown target '{}': jitvec has cuda, cpu and parallel", name));
+    call_args.emplace_back(jitvec::target(*t));
+  }
+
+  jitvec::Array result;
+  {
+    nb::gil_scoped_release release;
+    result = self.ufunc.call(call_args.data(), call_args.size());
+  }
+  if (out_obj.is_valid()) return nb::borrow(out_obj);
+  return wrap_result(std::move(result), stream, decider);
+}
+
+nb::object as_jitvec_array(nb::handle obj) {
+  std::vector<nb::object> keep;
+  Slot s = classify(obj.ptr(), 1, keep);
+  if (s.kind == Kind::scalar) {
+    keep.push_back(g->numpy_asarray(obj));
+    s = classify(keep.back().ptr(), 1, keep);
+  }
+  if (s.kind == Kind::jitvec_array) return nb::borrow(obj);
+  if (s.kind == Kind::buffer && s.info->dlpack) {  // NumPy: a view through DLPack, owning a reference
+    s.kind = Kind::dlpack;
+    nb::tuple dev = nb::cast<nb::tuple>(obj.attr("__dlpack_device__")());
+    s.device = nb::cast<int>(dev[0]) == kDLCUDA || nb::cast<int>(dev[0]) == kDLCUDAManaged;
+    s.device_id = nb::cast<int>(dev[1]);
+  }
+  const std::uintptr_t stream = s.device && s.info ? library_stream(s.info->lib, s.device_id) : 0;
+  Buffers buffers;
+  jitvec::Array a = import_array(s, stream, s.device ? s.info : nullptr, false, buffers);
+  if (s.kind == Kind::buffer) a = a.to_host();  // the view would outlive its buffer: copy
+  return nb::cast(PyArray{std::move(a), stream});
+}
+
+}  // namespace jitvec_py

@@ -1,0 +1,36 @@
+// python/src/call.hpp: a ufunc call from Python, argument import to result wrapping, in C++.
+//
+// Arguments: Python bool/int/float and NumPy scalars are scalars (weak, as jitvec's C++
+// scalars: they take the loop's type); jitvec.Array is used as is; objects with the buffer
+// protocol (NumPy arrays) are viewed in place; objects with __dlpack__ (CuPy, PyTorch, JAX, ...)
+// are imported through Array::from_dlpack, asked for the call's stream; objects with only
+// __cuda_array_interface__ (Numba, ...) are viewed in place (the interface's stream is waited
+// for); anything else goes through numpy.asarray. Nothing is copied.
+//
+// The stream: stream= (an int handle, or an object with .ptr (CuPy) or .cuda_stream (PyTorch)),
+// else the current stream of the library of the first device array (CuPy's
+// get_current_stream, PyTorch's current stream, on that array's device), else the null stream.
+//
+// The result: out= returns the out object itself; otherwise the result comes back as the kind
+// of the first device array argument (else the first array argument): NumPy for buffer inputs,
+// the same library through its from_dlpack for DLPack/CAI inputs (the module is imported only
+// when such an input came from it), jitvec.Array when the library has no from_dlpack, and a
+// NumPy scalar when every argument was a scalar. The GIL is released while jitvec compiles,
+// launches and waits.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include "registry.hpp"
+
+namespace jitvec_py {
+
+nanobind::object call_ufunc(const PyUfunc& ufunc, nanobind::args args, nanobind::kwargs kwargs);
+
+/// Imports one object as an Array (for jitvec.from_dlpack / tests): as call_ufunc does.
+nanobind::object as_jitvec_array(nanobind::handle obj);
+
+/// Caches NumPy's types; call once at module import.
+void init_call(nanobind::module_& m);
+
+}  // namespace jitvec_py

@@ -1,0 +1,136 @@
+// python/src/module.cpp: the jitvec._jitvec extension module (nanobind): the Python API over
+// jitvec::Engine::global(). Ufunc calls are in call.cpp, arrays and DLPack in py_array.cpp,
+// definitions and pickling in registry.cpp, exceptions in errors.cpp.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <jitvec/jitvec.hpp>
+#include <jitvec/version.hpp>
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "call.hpp"
+#include "errors.hpp"
+#include "py_array.hpp"
+#include "registry.hpp"
+
+namespace nb = nanobind;
+using namespace jitvec_py;
+
+namespace {
+
+std::optional<jitvec::Target> parse_target_arg(const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  auto t = jitvec::parse_target(*name);
+  if (!t) throw jitvec::TargetError(fmt::format("unknown target '{}': jitvec has cuda, cpu and parallel", *name));
+  return t;
+}
+
+nb::dict stats_dict() {
+  const jitvec::EngineStats s = jitvec::Engine::global().stats();
+  nb::dict d;
+  d["calls"] = s.calls;
+  d["memory_hits"] = s.memory_hits;
+  d["disk_hits"] = s.disk_hits;
+  d["disk_misses"] = s.disk_misses;
+  d["compiles"] = s.compiles;
+  d["compile_seconds"] = s.compile_seconds;
+  d["disk_read_seconds"] = s.disk_read_seconds;
+  d["load_seconds"] = s.load_seconds;
+  return d;
+}
+
+}  // namespace
+
+NB_MODULE(_jitvec, m) {
+  m.doc() = "jitvec: elementwise ufuncs from scalar CUDA C++ functions (the C++ library's binding)";
+  // Arrays and ufuncs held by Dask, pickled tasks or tracebacks at interpreter exit are not
+  // leaks worth a report.
+  nb::set_leak_warnings(false);
+  register_errors(m);
+  register_array(m);
+
+  nb::class_<PyUfunc>(m, "Ufunc",
+                      "A jitvec ufunc: call it with arrays (NumPy, CuPy, PyTorch, anything with "
+                      "__dlpack__ or __cuda_array_interface__) and scalars; out=, stream=, "
+                      "target= are keyword options.")
+      .def("__call__", &call_ufunc)
+      .def_prop_ro("name", [](const PyUfunc& u) { return u.definition.name; })
+      .def_prop_ro("signatures", [](const PyUfunc& u) { return u.definition.signatures; })
+      .def_prop_ro("source", [](const PyUfunc& u) { return u.definition.source; })
+      .def_prop_ro("nin", [](const PyUfunc& u) { return u.ufunc.nin(); })
+      .def_prop_ro("nout", [](const PyUfunc&) { return 1; })
+      .def_prop_ro("target", [](const PyUfunc& u) {
+        return std::string(jitvec::target_name(u.ufunc.default_target()));
+      }, "The target calls use when they name none.")
+      .def("precompile", [](const PyUfunc& u, std::optional<std::string> target) {
+        const auto t = target ? parse_target_arg(target) : std::optional<jitvec::Target>(u.ufunc.default_target());
+        nb::gil_scoped_release release;
+        for (std::size_t i = 0; i < u.ufunc.signatures().size(); ++i) u.ufunc.precompile(i, *t);
+      }, nb::arg("target").none() = nb::none(),
+         "Compiles (or loads from the disk cache) every signature's loop for `target` now.")
+      .def("_state", &ufunc_state)
+      .def("__repr__", [](const PyUfunc& u) {
+        return fmt::format("<jitvec.Ufunc '{}' {}>", u.definition.name, fmt::join(u.definition.signatures, ", "));
+      });
+
+  m.def("_vectorize", [](const std::vector<std::string>& signatures, const std::string& source,
+                         const std::string& name, std::optional<std::string> target) {
+    return define_ufunc(UfuncDef{name, signatures, source, parse_target_arg(target), "", 1});
+  }, nb::arg("signatures"), nb::arg("source"), nb::arg("name"), nb::arg("target").none() = nb::none());
+  m.def("define_device_function", [](const std::string& name, const std::string& source) {
+    define_helper(HelperDef{name, source, "", 1});
+  }, nb::arg("name"), nb::arg("source"),
+     "Defines a helper any ufunc may call by `name` (CUDA C++ source of a __device__ function).");
+  m.def("load_definitions", [](const std::string& path) { return load_definitions(path); },
+        nb::arg("path"), "Defines the helpers and ufuncs of a TOML definition file; returns {name: Ufunc}.");
+  m.def("ufunc", &find_ufunc, nb::arg("name"), "A ufunc defined earlier in this process.");
+  m.def("_ufunc_from_state", &ufunc_from_state);
+  m.def("engine_stats", &stats_dict,
+        "The global engine's counters: calls, memory_hits, disk_hits, disk_misses, compiles and "
+        "the seconds spent compiling, reading the disk cache and loading.");
+  m.def("cuda_device_count", []() { return jitvec::cuda_device_count(); });
+  m.def("synchronize", [](std::uintptr_t stream, int device) {
+    nb::gil_scoped_release release;
+    jitvec::synchronize(reinterpret_cast<CUstream_st*>(stream), device);
+  }, nb::arg("stream") = 0, nb::arg("device") = 0);
+  m.def("release_cached_memory", [](nb::handle stream, int device) {
+    if (stream.is_none()) {
+      jitvec::release_cached_memory();
+    } else {
+      jitvec::release_cached_memory(reinterpret_cast<CUstream_st*>(nb::cast<std::uintptr_t>(
+                                        nb::hasattr(stream, "ptr") ? stream.attr("ptr") : nb::borrow(stream))),
+                                    device);
+    }
+  }, nb::arg("stream").none() = nb::none(), nb::arg("device") = 0,
+     "Frees jitvec's cached small device blocks (of one stream: call it before destroying a "
+     "stream jitvec ran on; None: of every stream).");
+  m.def("from_dlpack", &as_jitvec_array, nb::arg("obj"),
+        "A jitvec.Array viewing `obj` (anything a ufunc call accepts), without a copy when it speaks DLPack.");
+  // For bench/python_dispatch.py: the same call made `iterations` times from C++ (jitvec.Array
+  // arguments and float scalars, built once), so Python's share of a call can be told apart.
+  m.def("_cpp_call_loop", [](const PyUfunc& u, nb::list args, nb::handle out, std::uintptr_t stream,
+                             int iterations) {
+    std::vector<jitvec::Arg> packed;
+    for (nb::handle h : args) {
+      if (nb::isinstance<PyArray>(h)) {
+        packed.emplace_back(nb::cast<const PyArray&>(h).array);  // refers to the list's Array
+      } else {
+        packed.emplace_back(nb::cast<double>(h));
+      }
+    }
+    if (!out.is_none()) packed.emplace_back(jitvec::out(nb::cast<const PyArray&>(out).array));
+    packed.emplace_back(jitvec::on(reinterpret_cast<CUstream_st*>(stream)));
+    nb::gil_scoped_release release;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iterations; ++i) u.ufunc.call(packed.data(), packed.size());
+    const std::chrono::duration<double, std::micro> us = std::chrono::steady_clock::now() - t0;
+    return us.count() / iterations;
+  }, nb::arg("ufunc"), nb::arg("args"), nb::arg("out").none(), nb::arg("stream"), nb::arg("iterations"));
+  m.attr("__version__") = JITVEC_VERSION_STRING;
+  init_call(m);
+}
