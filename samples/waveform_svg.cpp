@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -62,12 +64,22 @@ std::string text_element(double x, double y, std::string_view anchor, std::strin
                      anchor, extra, escape_xml(text));
 }
 
-/// One panel: frame, grid and ticks on both axes, the threshold lines and the waveform.
-std::string panel(double top, std::string_view title, const std::vector<std::int16_t>& samples,
-                  double value_low, double value_high, double threshold,
-                  std::string_view color) {
-  const double last_index = static_cast<double>(samples.size() - 1);
-  const Axis x{0.0, std::max(last_index, 1.0), kPlotLeft, kPlotRight};
+/// A run of samples to draw in one colour.
+struct Series {
+  const std::int16_t* data;
+  std::size_t size;
+  std::string_view color;
+};
+
+/// One panel: frame, grid and ticks on both axes, the threshold lines and the waveforms, whose
+/// first sample has index `first_index` (all series have the same length).
+std::string panel(double top, std::string_view title, std::size_t first_index,
+                  const std::vector<Series>& series, double value_low, double value_high,
+                  double threshold) {
+  const std::size_t count = series.front().size;
+  const double first = static_cast<double>(first_index);
+  const double last = first + static_cast<double>(count - 1);
+  const Axis x{first, std::max(last, first + 1.0), kPlotLeft, kPlotRight};
   const Axis y{value_low, value_high, top + kPlotBottomInPanel, top + kPlotTopInPanel};
   std::string svg;
 
@@ -79,8 +91,7 @@ std::string panel(double top, std::string_view title, const std::vector<std::int
       kPlotLeft, y.pixel_high, kPlotRight - kPlotLeft, y.pixel_low - y.pixel_high);
 
   const double x_step = std::max(1.0, tick_step(x.high - x.low, 10));
-  for (int tick = 0; tick * x_step <= x.high; ++tick) {
-    const double index = tick * x_step;
+  for (double index = std::ceil(x.low / x_step) * x_step; index <= x.high; index += x_step) {
     const double px = x.pixel(index);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" "
                        "stroke=\"#e0e0e0\"/>\n",
@@ -117,21 +128,47 @@ std::string panel(double top, std::string_view title, const std::vector<std::int
                       fmt::format("threshold \u00b1{:g}", threshold),
                       " fill=\"crimson\" font-size=\"12\"");
 
-  // The waveform as each pixel column's minimum and maximum (one sample per column when there
+  // Each waveform as each pixel column's minimum and maximum (one sample per column when there
   // are fewer samples than columns).
-  const std::size_t columns =
-      std::min(samples.size(), static_cast<std::size_t>(kPlotRight - kPlotLeft));
-  std::string points;
-  for (std::size_t column = 0; column < columns; ++column) {
-    const std::size_t begin = column * samples.size() / columns;
-    const std::size_t end = (column + 1) * samples.size() / columns;
-    const auto [low, high] = std::minmax_element(samples.begin() + begin, samples.begin() + end);
-    const double px = x.pixel(static_cast<double>(begin));
-    points += fmt::format("{:.1f},{:.1f} {:.1f},{:.1f} ", px, y.pixel(*low), px, y.pixel(*high));
+  const std::size_t columns = std::min(count, static_cast<std::size_t>(kPlotRight - kPlotLeft));
+  for (const Series& line : series) {
+    std::string points;
+    for (std::size_t column = 0; column < columns; ++column) {
+      const std::size_t begin = column * count / columns;
+      const std::size_t end = (column + 1) * count / columns;
+      const auto [low, high] = std::minmax_element(line.data + begin, line.data + end);
+      const double px = x.pixel(first + static_cast<double>(begin));
+      points +=
+          fmt::format("{:.1f},{:.1f} {:.1f},{:.1f} ", px, y.pixel(*low), px, y.pixel(*high));
+    }
+    svg += fmt::format(
+        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1\" points=\"{}\"/>\n",
+        line.color, points);
   }
-  svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1\" points=\"{}\"/>\n",
-                     color, points);
   return svg;
+}
+
+/// The samples around one pulse: the longest run above half the largest value, with half its
+/// length of baseline on either side, as [begin, end). The whole waveform when it has no pulse.
+std::pair<std::size_t, std::size_t> pulse_window(const std::vector<std::int16_t>& samples,
+                                                 double threshold) {
+  const std::int16_t peak = *std::max_element(samples.begin(), samples.end());
+  const double level = std::max(threshold, peak / 2.0);
+  std::size_t best_begin = 0, best_end = 0;
+  for (std::size_t i = 0; i < samples.size();) {
+    if (samples[i] <= level) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < samples.size() && samples[end] > level) ++end;
+    if (end - i > best_end - best_begin) best_begin = i, best_end = end;
+    i = end;
+  }
+  if (best_end == best_begin) return {0, samples.size()};
+  const std::size_t margin = std::max<std::size_t>((best_end - best_begin) / 2, 8);
+  return {best_begin > margin ? best_begin - margin : 0,
+          std::min(samples.size(), best_end + margin)};
 }
 
 }  // namespace
@@ -157,21 +194,36 @@ void write_zero_suppression_svg(const std::filesystem::path& file,
   low -= padding;
   high += padding;
 
-  const double height = kTitleHeight + 2 * kPanelHeight;
+  std::size_t zeroed = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) zeroed += before[i] != 0 && after[i] == 0;
+  const auto [zoom_begin, zoom_end] = pulse_window(before, threshold);
+
+  const double height = kTitleHeight + 3 * kPanelHeight;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
       "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"13\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       kWidth, height);
   svg += text_element(kWidth / 2, 26, "middle",
-                      fmt::format("zero_suppress: samples with |value| < {:g} become 0 "
-                                  "({} samples)",
-                                  threshold, before.size()),
+                      fmt::format("zero_suppress: samples with |value| < {:g} become 0; {} of {} "
+                                  "samples zeroed ({:.1f}%)",
+                                  threshold, zeroed, before.size(),
+                                  100.0 * static_cast<double>(zeroed) /
+                                      static_cast<double>(before.size())),
                       " font-size=\"17\"");
-  svg += panel(kTitleHeight, "waveform (input)", before, low, high, threshold, "steelblue");
+  svg += panel(kTitleHeight, "waveform (input)", 0, {{before.data(), before.size(), "steelblue"}},
+               low, high, threshold);
   svg += panel(kTitleHeight + kPanelHeight,
-               fmt::format("zero_suppress(waveform, {:.1f}) (output)", threshold), after, low, high,
-               threshold, "darkorange");
+               fmt::format("zero_suppress(waveform, {:.1f}) (output)", threshold), 0,
+               {{after.data(), after.size(), "darkorange"}}, low, high, threshold);
+  const std::size_t zoom_count = zoom_end - zoom_begin;
+  svg += panel(kTitleHeight + 2 * kPanelHeight,
+               fmt::format("one pulse, samples {} to {}: input (blue) and output (orange)",
+                           zoom_begin, zoom_end - 1),
+               zoom_begin,
+               {{before.data() + zoom_begin, zoom_count, "steelblue"},
+                {after.data() + zoom_begin, zoom_count, "darkorange"}},
+               low, high, threshold);
   svg += "</svg>\n";
 
   std::ofstream stream(file, std::ios::binary | std::ios::trunc);

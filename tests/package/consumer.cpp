@@ -1,8 +1,13 @@
-// Uses the installed headers and library only; exits 0 when the results are right.
+// tests/package/consumer.cpp: a CPU-only user of jitvec, built by tests/package/check.sh.
+//
+// Uses the public headers and library only. Runs a ufunc on the cpu target, checks every
+// element, then checks that the process never loaded NVRTC (a CPU-only deployment needs no
+// CUDA toolkit): /proc/self/maps must not name libnvrtc. Exits 0 when both hold.
 #include <jitvec/jitvec.hpp>
 
-#include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <string>
 #include <vector>
 
 int main() {
@@ -19,6 +24,14 @@ int main() {
       return 1;
     }
   }
-  std::printf("consumer: installed jitvec %s works\n", jitvec::kVersion);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    if (line.find("libnvrtc") != std::string::npos) {
+      std::printf("consumer: the cpu target loaded NVRTC: %s\n", line.c_str());
+      return 1;
+    }
+  }
+  std::printf("consumer: jitvec %s works on the cpu target without loading NVRTC\n",
+              jitvec::kVersion);
   return 0;
 }
