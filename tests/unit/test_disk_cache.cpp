@@ -947,22 +947,67 @@ TEST_CASE("in a shared sticky folder, another user's fan-out folder skips only i
   CHECK(cache.stats().stores == 3);
 }
 
+namespace {
+
+/// Stores an entry in a fresh cache under /tmp, makes its fan-out folder unreadable and
+/// verifies; returns what went wrong ("" if verify reported exactly that folder, unreadable).
+/// No Catch2 macros: it also runs in a forked child.
+std::string verify_with_unreadable_subfolder() {
+  std::string pattern = (fs::temp_directory_path() / "jitvec-unreadable-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) return "mkdtemp failed";
+  const fs::path dir = pattern;
+  std::string outcome;
+  {
+    DiskCache cache(settings_for(dir));
+    const CacheKey key = make_key("hidden");
+    cache.store(key, make_entry("hidden"));
+    const fs::path subfolder = entry_file(dir, key).parent_path();
+    if (::chmod(subfolder.c_str(), 0) != 0) return "chmod failed";
+    const auto report = cache.verify();
+    ::chmod(subfolder.c_str(), 0700);
+    if (report.problems.size() != 1) {
+      outcome = std::to_string(report.problems.size()) + " problems reported";
+    } else if (report.problems[0].path != subfolder) {
+      outcome = "the problem names " + report.problems[0].path.string();
+    } else if (report.problems[0].reason.find("unreadable folder") == std::string::npos) {
+      outcome = "the reason is: " + report.problems[0].reason;
+    }
+  }
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  return outcome;
+}
+
+}  // namespace
+
 TEST_CASE("an unreadable fan-out folder is reported by verify", "[cache]") {
-  if (running_as_root()) {
-    WARN("root reads any folder: the unreadable-folder case is not tested");
+  if (!running_as_root()) {
+    CHECK(verify_with_unreadable_subfolder().empty());
     return;
   }
-  TemporaryFolder tmp;
-  DiskCache cache(settings_for(tmp.path()));
-  const CacheKey key = make_key("hidden");
-  cache.store(key, make_entry("hidden"));
-  const fs::path subfolder = entry_file(tmp.path(), key).parent_path();
-  REQUIRE(::chmod(subfolder.c_str(), 0) == 0);
-  const auto report = cache.verify();
-  ::chmod(subfolder.c_str(), 0700);
-  REQUIRE(report.problems.size() == 1);
-  CHECK(report.problems[0].path == subfolder);
-  CHECK(report.problems[0].reason.find("unreadable folder") != std::string::npos);
+  // Root reads any folder: run the case in a child that has become the user nobody.
+  int channel[2];
+  REQUIRE(::pipe(channel) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(channel[0]);
+    std::string outcome = "cannot become user 65534";
+    if (::setgid(65534) == 0 && ::setuid(65534) == 0) outcome = verify_with_unreadable_subfolder();
+    const ssize_t written = ::write(channel[1], outcome.data(), outcome.size());
+    ::_exit(written == static_cast<ssize_t>(outcome.size()) ? 0 : 1);
+  }
+  ::close(channel[1]);
+  std::string outcome;
+  char buffer[512];
+  for (ssize_t got; (got = ::read(channel[0], buffer, sizeof buffer)) > 0;) {
+    outcome.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(channel[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(outcome == "");
 }
 
 TEST_CASE("a cache folder under a parent others can write to is refused, naming the parent",
