@@ -37,6 +37,7 @@ struct Globals {
   PyTypeObject* numpy_generic = nullptr;
   PyTypeObject* py_array = nullptr;
   nb::object numpy_asarray;
+  nb::object numpy_array;
   nb::object max_version;  // (1, 0)
   nb::object kwnames_stream_version;  // ("stream", "max_version")
   nb::object kwnames_stream;          // ("stream",)
@@ -137,7 +138,18 @@ jitvec::DType dtype_from_format(const char* format, Py_ssize_t itemsize, const S
       where(s), format ? format : "", itemsize));
 }
 
-jitvec::Array import_buffer(const Slot& s, bool writable, Buffers& buffers) {
+// Whether the buffer's data and strides suit jitvec: items aligned to their size, strides whole
+// items. NumPy arrays that Dask or pickle rebuilt from a byte stream may be unaligned.
+bool well_laid_out(const Py_buffer& view) {
+  if (reinterpret_cast<std::uintptr_t>(view.buf) % static_cast<std::uintptr_t>(view.itemsize) != 0) return false;
+  for (int d = 0; view.strides && d < view.ndim; ++d) {
+    if (view.strides[d] % view.itemsize != 0) return false;
+  }
+  return true;
+}
+
+jitvec::Array import_buffer(const Slot& s, bool writable, Buffers& buffers,
+                            std::vector<nb::object>& keep) {
   Py_buffer view;
   const int flags = PyBUF_RECORDS_RO | (writable ? PyBUF_WRITABLE : 0);
   if (PyObject_GetBuffer(s.obj, &view, flags) != 0) {
@@ -147,20 +159,26 @@ jitvec::Array import_buffer(const Slot& s, bool writable, Buffers& buffers) {
     }
     throw nb::python_error();
   }
+  if (!well_laid_out(view)) {
+    const void* data = view.buf;
+    const Py_ssize_t itemsize = view.itemsize;
+    PyBuffer_Release(&view);
+    if (writable) {
+      throw jitvec::ArgumentError(fmt::format(
+          "{}: the array's data ({}) or strides are not aligned to its {}-byte items; jitvec "
+          "writes only aligned arrays", where(s), data, itemsize));
+    }
+    // An input: read it from an aligned C-contiguous copy (NumPy's allocations are aligned).
+    keep.push_back(g->numpy_array(nb::handle(s.obj), nb::arg("order") = "C", nb::arg("copy") = true));
+    if (PyObject_GetBuffer(keep.back().ptr(), &view, PyBUF_RECORDS_RO) != 0) throw nb::python_error();
+  }
   buffers.views.push_back(view);
   const jitvec::DType dtype = dtype_from_format(view.format, view.itemsize, s);
   jitvec::Shape shape(view.shape, view.shape + view.ndim);
-  jitvec::Strides strides(static_cast<std::size_t>(view.ndim));
-  for (int d = 0; d < view.ndim; ++d) {
-    const Py_ssize_t bytes = view.strides ? view.strides[d] : 0;
-    if (bytes % view.itemsize != 0) {
-      throw jitvec::ArgumentError(fmt::format(
-          "{}: stride of {} bytes along axis {} is not a multiple of the item size {}", where(s),
-          bytes, d, view.itemsize));
-    }
-    strides[d] = bytes / view.itemsize;
-  }
-  if (!view.strides) strides.clear();  // C-contiguous
+  jitvec::Strides strides;
+  if (view.strides) {
+    for (int d = 0; d < view.ndim; ++d) strides.push_back(view.strides[d] / view.itemsize);
+  }  // else C-contiguous
   return jitvec::Array::wrap(view.buf, dtype, std::move(shape), std::move(strides));
 }
 
@@ -333,10 +351,10 @@ Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
 }
 
 jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo* stream_library,
-                           bool writable, Buffers& buffers) {
+                           bool writable, Buffers& buffers, std::vector<nb::object>& keep) {
   switch (s.kind) {
     case Kind::jitvec_array: return nb::cast<const PyArray&>(nb::handle(s.obj)).array;
-    case Kind::buffer: return import_buffer(s, writable, buffers);
+    case Kind::buffer: return import_buffer(s, writable, buffers, keep);
     case Kind::dlpack:
       return import_dlpack(s, stream, stream_library && s.info && s.info->lib == stream_library->lib &&
                                           s.info->lib != Lib::other, writable);
@@ -389,6 +407,7 @@ void init_call(nb::module_& m) {
   g->numpy_generic = reinterpret_cast<PyTypeObject*>(np.attr("generic").ptr());
   Py_INCREF(g->numpy_generic);
   g->numpy_asarray = np.attr("asarray");
+  g->numpy_array = np.attr("array");
   g->py_array = reinterpret_cast<PyTypeObject*>(m.attr("Array").ptr());
   g->max_version = nb::make_tuple(jitvec::kDLPackMajorVersion, jitvec::kDLPackMinorVersion);
   g->kwnames_stream_version = nb::make_tuple("stream", "max_version");
@@ -451,11 +470,11 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
     if (slots[i].kind == Kind::scalar) {
       push_scalar(call_args, slots[i].obj, static_cast<int>(i + 1));
     } else {
-      call_args.emplace_back(import_array(slots[i], stream, stream_library, false, buffers));
+      call_args.emplace_back(import_array(slots[i], stream, stream_library, false, buffers, keep));
     }
   }
   if (out_obj.is_valid()) {
-    call_args.emplace_back(jitvec::out(import_array(out_slot, stream, stream_library, true, buffers)));
+    call_args.emplace_back(jitvec::out(import_array(out_slot, stream, stream_library, true, buffers, keep)));
   }
   call_args.emplace_back(jitvec::on(reinterpret_cast<CUstream_st*>(stream)));
   if (target_obj.is_valid()) {
@@ -490,7 +509,7 @@ nb::object as_jitvec_array(nb::handle obj) {
   }
   const std::uintptr_t stream = s.device && s.info ? library_stream(s.info->lib, s.device_id) : 0;
   Buffers buffers;
-  jitvec::Array a = import_array(s, stream, s.device ? s.info : nullptr, false, buffers);
+  jitvec::Array a = import_array(s, stream, s.device ? s.info : nullptr, false, buffers, keep);
   if (s.kind == Kind::buffer) a = a.to_host();  // the view would outlive its buffer: copy
   return nb::cast(PyArray{std::move(a), stream});
 }

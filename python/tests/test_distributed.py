@@ -18,7 +18,7 @@ CHUNKS = 100
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
+                                       dashboard_address=None, silence_logs=50)
     c = distributed.Client(cluster)
     yield c
     c.close()

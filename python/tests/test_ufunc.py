@@ -81,6 +81,18 @@ def test_scalars_are_weak_and_checked(add):
         add(np.arange(3, dtype=np.uint64), 2**70, target="cpu")
 
 
+def test_unaligned_numpy_input_is_read_unaligned_out_is_refused(add, rng):
+    # Dask and pickle can rebuild arrays at odd addresses (inside a byte stream).
+    raw = bytearray(4 * 64 + 1)
+    x = np.frombuffer(raw, dtype=np.float32, offset=1, count=64)
+    x[:] = rng.uniform(-1, 1, 64).astype(np.float32)
+    assert not x.flags.aligned
+    np.testing.assert_array_equal(add(x, x, target="cpu"), x * 2)
+    np.testing.assert_array_equal(add(x[::-3], 1.0, target="cpu"), x[::-3] + 1)
+    with pytest.raises(jitvec.ArgumentError, match="not aligned"):
+        add(np.ones(64, np.float32), 1.0, out=x, target="cpu")
+
+
 def test_lists_go_through_numpy(add):
     np.testing.assert_array_equal(add([1.5, 2.5], [1.0, 1.0], target="cpu"), [2.5, 3.5])
 

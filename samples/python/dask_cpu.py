@@ -32,15 +32,16 @@ def main():
 
     import jitvec
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    f = jitvec.load_definitions(os.path.join(os.path.dirname(here), "gaussian_pdf.toml"))["gaussian_pdf"]
+    # From the repository root, named as `jitvec compile samples/gaussian_pdf.toml` names it.
+    os.chdir(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    f = jitvec.load_definitions("samples/gaussian_pdf.toml")["gaussian_pdf"]
     t0 = time.perf_counter()
     f.precompile(args.target)  # one compile, into the shared disk cache
     print(f"compiled in this process in {time.perf_counter() - t0:.2f} s; counters {jitvec.engine_stats()}")
 
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=40) as cluster, \
+                                  dashboard_address=None, silence_logs=50) as cluster, \
             distributed.Client(cluster) as client:
         x = da.random.default_rng(seed).uniform(-5, 5, size=args.n,
                                                 chunks=args.n // args.chunks).astype(np.float32)

@@ -61,7 +61,7 @@ def run(n_gpus, args, env):
     times = {}
     t0 = time.perf_counter()
     with LocalCUDACluster(CUDA_VISIBLE_DEVICES=devices, n_workers=n_gpus, threads_per_worker=1,
-                          dashboard_address=None, silence_logs=40, env=env) as cluster, \
+                          dashboard_address=None, silence_logs=50, env=env) as cluster, \
             distributed.Client(cluster) as client:
         times["cluster start"] = time.perf_counter() - t0
         f = jitvec.load_definitions(DEFINITIONS)["gaussian_pdf"]
