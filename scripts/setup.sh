@@ -6,11 +6,11 @@
 # or driver is needed to build, or to run the CPU targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step=all
+step=all fuzz=0
 for arg in "$@"; do
   case $arg in
     deps | build) step=$arg ;;
-    --fuzz) ;;
+    --fuzz) fuzz=1 ;;
     *) echo "usage: setup.sh [deps|build] [--fuzz]" >&2; exit 2 ;;
   esac
 done
@@ -18,7 +18,7 @@ done
 packages=(cmake ninja-build g++ pkg-config libfmt-dev libspdlog-dev catch2 libxxhash-dev
           libcli11-dev libtomlplusplus-dev libdlpack-dev)
 # --fuzz: also clang and its libFuzzer/sanitizer runtimes, for tests/fuzz (.ci/run passes it).
-if [ "${1:-}" = --fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
+if [ $fuzz = 1 ]; then packages+=(clang libclang-rt-14-dev); fi
 missing=()
 [ "$step" = build ] && packages=()
 for p in "${packages[@]}"; do
