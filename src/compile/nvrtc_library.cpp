@@ -31,8 +31,7 @@ constexpr const char* kNoNvrtcAdvice =
     "the cuda target compiles kernels with NVRTC (libnvrtc.so from the CUDA toolkit, or the "
     "nvidia-cuda-nvrtc package); install it, or set JITVEC_NVRTC to its path (e.g. "
     "/usr/local/cuda/lib64/libnvrtc.so." JITVEC_NVRTC_MAJOR_TEXT
-    "). Without NVRTC, GPU loops can still come from a precompiled cache, and the cpu and "
-    "parallel targets need no CUDA at all";
+    "); the cpu and parallel targets need no CUDA at all";
 
 // Never destroyed: a compile past its time limit may still be running in NVRTC at exit.
 const LoadOutcome<Nvrtc>& process_nvrtc() {
@@ -61,7 +60,8 @@ Nvrtc load_nvrtc_from(const std::vector<std::string>& candidates) {
   for (const std::string& path : candidates) {
     void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {
-      failures.push_back(fmt::format("{}: {}", path, last_dlerror()));
+      std::string why = last_dlerror();  // usually starts with the path already
+      failures.push_back(why.rfind(path, 0) == 0 ? why : fmt::format("{}: {}", path, why));
       continue;
     }
     Nvrtc nvrtc;
