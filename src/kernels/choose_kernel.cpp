@@ -44,19 +44,17 @@ KernelChoice choose_kernel(const launch::IterationSpace& space, const CallOperan
                            const LoopTraits& loop) {
   if (space.contiguous) return choose_flat_kernel(space.numel, operands, loop);
   KernelChoice choice;
-  const bool two_d = space.ndim() == 2;
   if (const std::uint32_t tiled = loop.has_tiled ? transposed_inputs(space, operands) : 0) {
     choice.kind = KernelKind::tiled2d;
     choice.lane_mask = tiled;
     choice.geometry = tiled_geometry(space, operands, tiled);
   } else if (std::uint32_t columns = 0;
-             two_d && space.sizes[1] >= kRowsMinColumns &&
-             rows_vectorizable(space, operands, loop.vector.vec, columns)) {
-    choice.kind = KernelKind::rows2d_vec;
+             rows_apply(space) && rows_vectorizable(space, operands, loop.vector.vec, columns)) {
+    choice.kind = KernelKind::rows_vec;
     choice.lane_mask = columns;
     choice.geometry = rows_vec_geometry(space, loop.vector);
-  } else if (two_d && space.sizes[1] >= kRowsMinColumns) {
-    choice.kind = KernelKind::rows2d;
+  } else if (rows_apply(space)) {
+    choice.kind = KernelKind::rows;
     choice.geometry = rows_geometry(space);
   } else if (space.fits_32bit) {
     choice.kind = KernelKind::strided32;

@@ -7,10 +7,10 @@
 //   one flat run, every array operand 16-byte aligned   -> jitvec_contig_vec
 //   one flat run, misaligned                             -> jitvec_contig (one wave, grid-stride)
 //   2-D with a transposed input (tiled.hpp)              -> jitvec_tiled2d
-//   2-D, rows >= kRowsMinColumns, vectorizable rows      -> jitvec_rows2d_vec
-//   2-D, rows >= kRowsMinColumns                         -> jitvec_rows2d
-//   N-d, every offset < 2^31                             -> jitvec_strided32
-//   N-d, larger                                          -> jitvec_strided64
+//   any dims, rows >= kRowsMinColumns, vectorizable      -> jitvec_rows_vec
+//   any dims, rows >= kRowsMinColumns                    -> jitvec_rows
+//   short rows, every offset < 2^31                      -> jitvec_strided32
+//   short rows, larger                                   -> jitvec_strided64
 // The GPU launcher then only packs the arguments (kernel_abi.hpp) and launches once; the
 // choice is pinned by unit tests over a table of layouts.
 #pragma once
@@ -48,7 +48,7 @@ KernelChoice choose_kernel(const launch::IterationSpace& space, const CallOperan
 /// The choice for a flat run of `n` elements (what the host pipeline launches per chunk).
 KernelChoice choose_flat_kernel(std::int64_t n, const CallOperands& operands, const LoopTraits& loop);
 
-/// "jitvec_rows2d_vec grid 4x1024x1 block 256 shared 0 lanes 0x1": for tests and logs.
+/// "jitvec_rows_vec grid 4x1024x1 block 256 shared 0 lanes 0x1": for tests and logs.
 std::string describe(const KernelChoice& choice);
 
 }  // namespace jitvec::kernels

@@ -44,8 +44,8 @@ enum class KernelKind : std::uint8_t {
   contig,      // contiguous.hpp
   strided32,   // strided.hpp
   strided64,   // strided.hpp
-  rows2d,      // rows.hpp
-  rows2d_vec,  // rows.hpp
+  rows,        // rows.hpp
+  rows_vec,    // rows.hpp
   tiled2d,     // tiled.hpp
 };
 inline constexpr int kKernelKinds = 7;
@@ -68,8 +68,8 @@ inline constexpr KernelTraits kKernels[kKernelKinds] = {
     {KernelKind::contig, "jitvec_contig", ShapeBlock::count, false, false},
     {KernelKind::strided32, "jitvec_strided32", ShapeBlock::strided32, false, false},
     {KernelKind::strided64, "jitvec_strided64", ShapeBlock::strided64, false, false},
-    {KernelKind::rows2d, "jitvec_rows2d", ShapeBlock::strided64, false, false},
-    {KernelKind::rows2d_vec, "jitvec_rows2d_vec", ShapeBlock::strided64, false, false},
+    {KernelKind::rows, "jitvec_rows", ShapeBlock::strided64, false, false},
+    {KernelKind::rows_vec, "jitvec_rows_vec", ShapeBlock::strided64, false, false},
     {KernelKind::tiled2d, "jitvec_tiled2d", ShapeBlock::strided64, true, true},
 };
 inline const KernelTraits& traits(KernelKind kind) { return kKernels[static_cast<int>(kind)]; }

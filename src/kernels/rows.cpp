@@ -9,33 +9,69 @@
 namespace jitvec::kernels {
 namespace {
 
+// Sets base[op] to every operand's offset at the start of row `row` (dimensions 1..ndim-1 of
+// the block; the outermost needs no division) and inner_row to its coordinate in dimension 1.
+constexpr const char* kLocateRow = R"({
+  long long rem = ${row};
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+  inner_row = rem;
+#pragma unroll 1
+  for (int d = 1; d < ndim; ++d) {
+    const long long q = d + 1 < ndim ? rem / p.sizes[d] : 0;
+    const long long coord = rem - q * p.sizes[d];
+    if (d == 1) inner_row = coord;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+    rem = q;
+  }
+}
+)";
+
+// The start of both kernels: this block's rows [row, row_end) and its first row's offsets.
+constexpr const char* kRowRange = R"(  const int ndim = static_cast<int>(p.ndim);
+  const long long cols = p.sizes[0], rows = p.numel / cols;
+  const long long rows_per_block = (rows + gridDim.y - 1) / gridDim.y;
+  long long row = static_cast<long long>(blockIdx.y) * rows_per_block;
+  const long long row_end = row + rows_per_block < rows ? row + rows_per_block : rows;
+  long long base[OPERANDS], inner_row;
+${locate_first}
+)";
+
+// The end of each row: step to the next row, or locate it when dimension 1 wraps.
+constexpr const char* kNextRow = R"(    if (++inner_row == p.sizes[1]) {
+${locate_next}    } else {
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) base[op] += p.strides[op][1];
+    }
+)";
+
 constexpr const char* kRows = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
-  constexpr int BLOCK = ${block}, UNROLL = ${unroll}, OUT = ${out_operand};
-  const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long c0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
-  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
-${loads}    auto* row_out = out + r * p.strides[OUT][1];
+  constexpr int BLOCK = ${block}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - 1;
+${row_range}  const long long c0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  for (; row < row_end; ++row) {
+${loads}    ${out_t}* row_out = out + base[OUT];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
       if (c0 + u * BLOCK < cols) row_out[(c0 + u * BLOCK) * p.strides[OUT][0]] = ${element};
-  }
+${next_row}  }
 }
 )";
 
 constexpr OperandCode kRowLoads{
     "${T} v${k}[UNROLL];\n",
-    "const ${T}* row${k} = in${k} + r * p.strides[${k}][1];\n"
+    "const ${T}* row${k} = in${k} + base[${k}];\n"
     "#pragma unroll\n"
     "for (int u = 0; u < UNROLL; ++u)\n"
     "  if (c0 + u * BLOCK < cols) v${k}[u] = row${k}[(c0 + u * BLOCK) * p.strides[${k}][0]];\n"};
 
 constexpr const char* kRowsVec = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
-  constexpr int BLOCK = ${block}, VEC = ${vec}, UNROLL = ${unroll}, OUT = ${out_operand};
+  constexpr int BLOCK = ${block}, VEC = ${vec}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - 1;
   const unsigned column_mask = lane_mask;
-  const long long cols = p.sizes[0], rows = p.sizes[1], vectors = cols / VEC;
+${row_range}  const long long vectors = cols / VEC;
   const long long q0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
-  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
-${loads}    ${out_t}* row_out = out + r * p.strides[OUT][1];
+  for (; row < row_end; ++row) {
+${loads}    ${out_t}* row_out = out + base[OUT];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       if (q0 + u * BLOCK >= vectors) break;
@@ -46,14 +82,14 @@ ${loads}    ${out_t}* row_out = out + r * p.strides[OUT][1];
     }
     const long long c = vectors * VEC + threadIdx.x;
     if (blockIdx.x == 0 && c < cols) row_out[c] = ${tail_element};
-  }
+${next_row}  }
 }
 )";
 
 // row<k> is declared for scalars too (their strides are 0): the tail's expression names it.
 constexpr OperandCode kRowVectorLoads{
     "jitvec_detail::Vec<${T}, VEC> v${k}[UNROLL];\n"
-    "const ${T}* row${k} = in${k} + r * p.strides[${k}][1];\n",
+    "const ${T}* row${k} = in${k} + base[${k}];\n",
     "if ((column_mask >> ${k}) & 1u) {\n"
     "  const ${T} same = *row${k};\n"
     "#pragma unroll\n"
@@ -66,45 +102,56 @@ constexpr OperandCode kRowVectorLoads{
     "    if (q0 + u * BLOCK < vectors) v${k}[u] = *reinterpret_cast<const jitvec_detail::Vec<${T}, VEC>*>(row${k} + (q0 + u * BLOCK) * VEC);\n"
     "}\n"};
 
+Slots row_walk_slots(const codegen::LoopSpec& spec) {
+  const std::string locate_next = indented(fill(kLocateRow, {{"row", "row + 1"}}), 6);
+  return {{"block", std::to_string(kCudaBlock)},
+          {"params", kernel_parameters(spec, ShapeBlock::strided64)},
+          {"operands", std::to_string(spec.operand_count())},
+          {"out_t", codegen::c_type(spec.out_storage)},
+          {"row_range", fill(kRowRange, {{"locate_first", indented(fill(kLocateRow, {{"row", "row"}}), 2)}})},
+          {"next_row", fill(kNextRow, {{"locate_next", locate_next}})}};
+}
+
 }  // namespace
 
 std::string rows_kernels(const codegen::LoopSpec& spec) {
   const ScalarPattern pattern = ScalarPattern::run_time();
   const ContigVectorShape shape = contig_vector_shape(spec);
-  const std::string out_operand = std::to_string(spec.operand_count() - 1);
-  std::string text = fill(kRows, {{"block", std::to_string(kCudaBlock)},
-                                  {"name", kernel_name(KernelKind::rows2d)},
-                                  {"params", kernel_parameters(spec, ShapeBlock::strided64)},
-                                  {"unroll", std::to_string(kRowsUnroll)},
-                                  {"out_operand", out_operand},
-                                  {"loads", operand_loads(spec, pattern, kRowLoads, 4)},
-                                  {"element", element_call(spec, pattern, "v${k}[u]")}});
-  text += fill(kRowsVec,
-               {{"block", std::to_string(kCudaBlock)},
-                {"name", kernel_name(KernelKind::rows2d_vec)},
-                {"params", kernel_parameters(spec, ShapeBlock::strided64)},
-                {"vec", std::to_string(shape.vec)},
-                {"unroll", std::to_string(shape.unroll)},
-                {"out_operand", out_operand},
-                {"loads", operand_loads(spec, pattern, kRowVectorLoads, 4)},
-                {"out_t", codegen::c_type(spec.out_storage)},
-                {"vector_element", element_call(spec, pattern, "v${k}[u].v[e]")},
-                {"tail_element", element_call(spec, pattern, "row${k}[((column_mask >> ${k}) & 1u) ? 0 : c]")}});
-  return text;
+  Slots rows = row_walk_slots(spec);
+  rows.set("name", kernel_name(KernelKind::rows))
+      .set("unroll", kRowsUnroll)
+      .set("loads", operand_loads(spec, pattern, kRowLoads, 4))
+      .set("element", element_call(spec, pattern, "v${k}[u]"));
+  Slots vec = row_walk_slots(spec);
+  vec.set("name", kernel_name(KernelKind::rows_vec))
+      .set("vec", shape.vec)
+      .set("unroll", shape.unroll)
+      .set("loads", operand_loads(spec, pattern, kRowVectorLoads, 4))
+      .set("vector_element", element_call(spec, pattern, "v${k}[u].v[e]"))
+      .set("tail_element", element_call(spec, pattern, "row${k}[((column_mask >> ${k}) & 1u) ? 0 : c]"));
+  return fill(kRows, rows) + fill(kRowsVec, vec);
+}
+
+bool rows_apply(const launch::IterationSpace& space) {
+  return space.ndim() >= 1 && space.sizes.back() >= kRowsMinColumns;
 }
 
 bool rows_vectorizable(const launch::IterationSpace& space, const CallOperands& operands, int vec,
                        std::uint32_t& column_mask) {
   column_mask = 0;
+  const int inner = space.ndim() - 1;  // the space is outermost first
   auto runs_along_row = [&](int op) {
+    if (space.strides[op][inner] != 1) return false;
+    for (int d = 0; d < inner; ++d) {
+      if (space.strides[op][d] % vec != 0) return false;  // every row starts on a vector
+    }
     const std::size_t vector_bytes = static_cast<std::size_t>(vec) * operands.element_bytes[op];
-    return space.strides[op][1] == 1 && space.strides[op][0] % vec == 0 &&
-           operands.addresses[op] % vector_bytes == 0;
+    return operands.addresses[op] % vector_bytes == 0;
   };
   if (!runs_along_row(operands.output())) return false;
   for (int k = 0; k < operands.inputs; ++k) {
     if (operands.is_scalar(k)) continue;
-    if (space.strides[k][1] == 0) {
+    if (space.strides[k][inner] == 0) {
       column_mask |= 1u << k;
     } else if (!runs_along_row(k)) {
       return false;
@@ -113,18 +160,27 @@ bool rows_vectorizable(const launch::IterationSpace& space, const CallOperands& 
   return true;
 }
 
+namespace {
+
+unsigned row_blocks(const launch::IterationSpace& space) {
+  const std::int64_t rows = space.numel / space.sizes.back();
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(rows, kRowsMaxRowBlocks)));
+}
+
+}  // namespace
+
 LaunchGeometry rows_geometry(const launch::IterationSpace& space) {
   LaunchGeometry g;
-  g.grid_x = blocks_for(space.sizes[1], kCudaBlock * kRowsUnroll);
-  g.grid_y = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));
+  g.grid_x = blocks_for(space.sizes.back(), kCudaBlock * kRowsUnroll);
+  g.grid_y = row_blocks(space);
   return g;
 }
 
 LaunchGeometry rows_vec_geometry(const launch::IterationSpace& space, const ContigVectorShape& shape) {
   LaunchGeometry g;
-  const std::int64_t vectors = space.sizes[1] / shape.vec;
+  const std::int64_t vectors = space.sizes.back() / shape.vec;
   g.grid_x = std::max(1u, blocks_for(vectors, kCudaBlock * shape.unroll));
-  g.grid_y = static_cast<unsigned>(std::min<std::int64_t>(space.sizes[0], 65535));
+  g.grid_y = row_blocks(space);
   return g;
 }
 

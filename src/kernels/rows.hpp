@@ -1,13 +1,19 @@
-// src/kernels/rows.hpp: the kernels for 2-D iteration spaces without a transposed input:
-// broadcast rows or columns, row-padded arrays. Sizes and strides are the space's (launch/
-// iteration_space): dimension 0 the rows, dimension 1 the columns, the output's fastest.
-//   jitvec_rows2d      a row per blockIdx.y step, kRowsUnroll elements a thread along it;
-//                      offsets are a multiply and an add per operand, no division.
-//   jitvec_rows2d_vec  the same with 16-byte vectors (contig_vector_shape), when every array
-//                      operand runs along the row (column stride 1, each row starting on a
-//                      vector boundary) or is constant along it (column stride 0: a broadcast
-//                      column, read once a row; its bit is set in lane_mask). Each row's last
-//                      columns % VEC elements are done one a thread by the row's first block.
+// src/kernels/rows.hpp: the kernels for iteration spaces whose innermost dimension is long
+// (a "row", at least kRowsMinColumns elements) and that are not one flat run: broadcasts in any
+// number of dimensions ((B,1,L) + (1,C,1)), stepped views (x[::2], x[::3, :]), permutations
+// that keep the innermost axis, row-padded arrays. Sizes and strides are the 64-bit block's
+// (launch/strided_params: dimension 0 is the innermost, the columns; 1..ndim-1 the rows).
+// Each block takes a run of consecutive rows (blockIdx.y) and a stretch of columns
+// (blockIdx.x). It finds its first row's offsets with one division per outer dimension, then
+// steps from row to row by adding each operand's dimension-1 stride, dividing again only when
+// dimension 1 wraps; along the row an element is a multiply and an add per operand.
+//   jitvec_rows      any strides along the row (stepped or permuted inputs, strided out=):
+//                    kRowsUnroll elements a thread, all loads issued before any arithmetic.
+//   jitvec_rows_vec  16-byte vectors (contig_vector_shape), when every array operand runs
+//                    along the row (stride 1, each row starting on a vector boundary) or is
+//                    constant along it (stride 0: read once a row; its bit is set in
+//                    lane_mask). Each row's last columns % VEC elements are done one a thread
+//                    by the block of the row's first columns.
 #pragma once
 
 #include <cstdint>
@@ -20,15 +26,19 @@
 
 namespace jitvec::kernels {
 
-/// Elements each thread of jitvec_rows2d handles along its row.
+/// Elements each thread of jitvec_rows handles along its row.
 inline constexpr int kRowsUnroll = 4;
 /// Rows shorter than this leave most of a row kernel's threads idle: jitvec_strided32 instead.
 inline constexpr std::int64_t kRowsMinColumns = 256;
+/// Most blocks along the rows (the grid's y dimension); each takes a run of rows.
+inline constexpr std::int64_t kRowsMaxRowBlocks = 65535;
 
 std::string rows_kernels(const codegen::LoopSpec& spec);
 
-/// Whether a 2-D space suits jitvec_rows2d_vec with vectors of `vec` elements; if so, the
-/// inputs constant along the row are the bits of `column_mask`.
+/// Whether the space's rows are long enough for the row kernels.
+bool rows_apply(const launch::IterationSpace& space);
+/// Whether the space suits jitvec_rows_vec with vectors of `vec` elements; if so, the inputs
+/// constant along the row are the bits of `column_mask`.
 bool rows_vectorizable(const launch::IterationSpace& space, const CallOperands& operands, int vec,
                        std::uint32_t& column_mask);
 

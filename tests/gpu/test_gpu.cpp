@@ -57,6 +57,40 @@ TEST_CASE("arrays past 2^31 elements use 64-bit indexing", "[gpu][large]") {
   CHECK(bad == 0);
 }
 
+TEST_CASE("row kernels walk runs of rows and wrap the outer dimensions", "[gpu][rows]") {
+  if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
+  Engine& engine = shared_engine();
+  define_test_ufuncs(engine);
+  Ufunc add = engine.ufunc("add");
+  // 90000 rows of 256 (more than one block row each): each block walks 2 rows, and dimension
+  // 1 (of size 3) wraps inside some blocks' runs. Vector rows, then rows off vector
+  // boundaries (a view starting at element 1), then a stepped input (scalar rows).
+  const std::int64_t a = 30000, b = 3, c = 256;
+  std::vector<float> x(static_cast<std::size_t>(a * b * c + 2 * c + 1)), y(static_cast<std::size_t>(b));
+  for (auto& v : x) v = static_cast<float>(rng()() % 1000) * 0.25f;
+  for (auto& v : y) v = static_cast<float>(rng()() % 1000) * 0.5f;
+  Array dx = to_device(x), dy = to_device(y, {1, b, 1});
+  for (int variant = 0; variant < 3; ++variant) {
+    INFO("variant " << variant);
+    const std::int64_t offset = variant == 1 ? 1 : 0;
+    const std::int64_t step = variant == 2 ? 2 : 1;
+    const Shape shape{a, b, c};
+    const Strides strides{b * c, c, step};  // variant 2: every other element (rows overlap)
+    Array view = Array::wrap(static_cast<float*>(dx.data()) + offset, DType::float32, shape,
+                             strides, Memory::device, dx.device());
+    std::vector<float> got = add(view, dy).to_vector<float>();
+    REQUIRE(static_cast<std::int64_t>(got.size()) == a * b * c);
+    std::int64_t bad = 0;
+    for (std::int64_t i = 0; i < a; ++i)
+      for (std::int64_t j = 0; j < b; ++j)
+        for (std::int64_t k = 0; k < c; ++k) {
+          const float want = x[static_cast<std::size_t>(offset + i * strides[0] + j * strides[1] + k * step)] + y[static_cast<std::size_t>(j)];
+          bad += got[static_cast<std::size_t>((i * b + j) * c + k)] != want;
+        }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("many threads asking for one new kernel compile it once", "[gpu][threads]") {
   if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
   Engine engine(EngineOptions{CacheOptions{std::nullopt, std::nullopt, true, std::nullopt}});

@@ -83,7 +83,7 @@ TEST_CASE("2-D broadcasts take the row kernels", "[kernels][choice]") {
   // (1024, 4096) = x (1024, 4096) + row (4096,): every operand runs along the rows.
   const auto row = plan_iteration(Shape{1024, 4096}, {Strides{4096, 1}, Strides{0, 1}, Strides{4096, 1}});
   KernelChoice c = choose_kernel(row, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::rows2d_vec);
+  CHECK(c.kind == KernelKind::rows_vec);
   CHECK(c.lane_mask == 0);
   CHECK(c.shape == ShapeBlock::strided64);
   CHECK(c.geometry.grid_x == 4096 / 4 / (256 * 2));
@@ -92,13 +92,13 @@ TEST_CASE("2-D broadcasts take the row kernels", "[kernels][choice]") {
   // x (1024, 4096) + column (1024, 1): input 1 is constant along each row.
   const auto column = plan_iteration(Shape{1024, 4096}, {Strides{4096, 1}, Strides{1, 0}, Strides{4096, 1}});
   c = choose_kernel(column, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::rows2d_vec);
+  CHECK(c.kind == KernelKind::rows_vec);
   CHECK(c.lane_mask == 0b10);
 
   // Rows that do not start on a vector boundary (a padded pitch of 4097): the plain row kernel.
   const auto padded = plan_iteration(Shape{1024, 4096}, {Strides{4097, 1}, Strides{0, 1}, Strides{4096, 1}});
   c = choose_kernel(padded, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::rows2d);
+  CHECK(c.kind == KernelKind::rows);
   CHECK(c.geometry.grid_x == 4096 / (256 * kRowsUnroll));
 
   // More rows than a grid's y dimension holds: the kernel loops over rows.
@@ -133,30 +133,73 @@ TEST_CASE("transposed inputs go through shared-memory tiles", "[kernels][choice]
   // A module without the tiled kernel falls back to the row kernel (long rows).
   LoopTraits no_tiles = loop;
   no_tiles.has_tiled = false;
-  CHECK(choose_kernel(space, Call(2).ops, no_tiles).kind == KernelKind::rows2d);
+  CHECK(choose_kernel(space, Call(2).ops, no_tiles).kind == KernelKind::rows);
   // A scalar is never tiled.
-  CHECK(choose_kernel(space, Call(2, 0b01).ops, loop).kind == KernelKind::rows2d_vec);
+  CHECK(choose_kernel(space, Call(2, 0b01).ops, loop).kind == KernelKind::rows_vec);
 }
 
-TEST_CASE("N-d layouts take the strided kernels, 64-bit past 2^31", "[kernels][choice]") {
+TEST_CASE("N-d layouts with long rows take the row kernels", "[kernels][choice]") {
   const LoopTraits loop = float32_loop(2);
-  // (B,1,L) + (1,C,1): no merge makes it 2-D.
+  // (B,1,L) + (1,C,1): no merge makes it 2-D; input 1 is constant along each row.
   const auto bcast3 = plan_iteration(Shape{64, 32, 512}, {Strides{512, 0, 1}, Strides{0, 1, 0}, Strides{32 * 512, 512, 1}});
   REQUIRE(bcast3.ndim() == 3);
   KernelChoice c = choose_kernel(bcast3, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::strided32);
-  CHECK(c.shape == ShapeBlock::strided32);
-  CHECK(c.geometry.grid_x == static_cast<unsigned>(64 * 32 * 512 / (256 * kStridedUnroll)));
+  CHECK(c.kind == KernelKind::rows_vec);
+  CHECK(c.lane_mask == 0b10);
+  CHECK(c.geometry.grid_x == 1);
+  CHECK(c.geometry.grid_y == 64 * 32);
 
-  // Past 2^31 elements (a stepped view with padded rows, so 2-D): 64-bit indexing.
+  // 4-D (N,C,H,W) + (1,C,1,1), and 6-D with size-1 axes between full ones.
+  const auto bcast4 = plan_iteration(Shape{8, 16, 32, 1024},
+                                     {Strides{16 * 32 * 1024, 32 * 1024, 1024, 1}, Strides{0, 1, 0, 0}, Strides{16 * 32 * 1024, 32 * 1024, 1024, 1}});
+  CHECK(choose_kernel(bcast4, Call(2).ops, loop).kind == KernelKind::rows_vec);
+  const auto bcast6 = plan_iteration(Shape{4, 2, 4, 2, 4, 512},
+                                     {Strides{2 * 4 * 2 * 4 * 512, 0, 2 * 4 * 512, 0, 512, 1},
+                                      Strides{0, 4 * 2 * 4, 0, 4, 0, 0},
+                                      Strides{2 * 4 * 2 * 4 * 512, 4 * 2 * 4 * 512, 2 * 4 * 512, 4 * 512, 512, 1}});
+  REQUIRE(bcast6.ndim() >= 4);
+  c = choose_kernel(bcast6, Call(2).ops, loop);
+  CHECK(c.kind == KernelKind::rows_vec);
+  CHECK(c.geometry.grid_y == static_cast<unsigned>(bcast6.numel / bcast6.sizes.back()));
+
+  // A stepped view x[::2] (one dimension, stride 2): the scalar row kernel, one row.
+  const auto stepped = plan_iteration(Shape{1 << 20}, {Strides{2}, Strides{0}, Strides{1}}, 0b10);
+  REQUIRE(stepped.ndim() == 1);
+  c = choose_kernel(stepped, Call(2, 0b10).ops, loop);
+  CHECK(c.kind == KernelKind::rows);
+  CHECK(c.geometry.grid_y == 1);
+  CHECK(c.geometry.grid_x == (1u << 20) / (256 * kRowsUnroll));
+
+  // Stepped along an outer axis (x[::2, :]): rows still run contiguously, 16-byte loads.
+  const auto outer_step = plan_iteration(Shape{512, 1024}, {Strides{2048, 1}, Strides{1024, 1}, Strides{1024, 1}});
+  CHECK(choose_kernel(outer_step, Call(2).ops, loop).kind == KernelKind::rows_vec);
+
+  // A 3-D permutation that keeps the last axis: (A,B,C) read as (B,A,C).
+  const auto permuted = plan_iteration(Shape{64, 128, 1024}, {Strides{1024, 64 * 1024, 1}, Strides{128 * 1024, 1024, 1}, Strides{128 * 1024, 1024, 1}});
+  REQUIRE(permuted.ndim() == 3);
+  CHECK(choose_kernel(permuted, Call(2).ops, loop).kind == KernelKind::rows_vec);
+
+  // A strided out= (every other column): the scalar row kernel.
+  const auto strided_out = plan_iteration(Shape{512, 1024}, {Strides{1024, 1}, Strides{0, 1}, Strides{4096, 2}});
+  CHECK(choose_kernel(strided_out, Call(2).ops, loop).kind == KernelKind::rows);
+
+  // Small last dimensions behind large outer ones: the strided kernel.
+  const auto small_last = plan_iteration(Shape{1 << 20, 3}, {Strides{3, 1}, Strides{0, 1}, Strides{3, 1}});
+  CHECK(choose_kernel(small_last, Call(2).ops, loop).kind == KernelKind::strided32);
+}
+
+TEST_CASE("spaces past 2^31 elements index with 64 bits", "[kernels][choice]") {
+  const LoopTraits loop = float32_loop(2);
   const std::int64_t big = (std::int64_t{1} << 31) + 1024;
+  // Long rows: the row kernels take 64-bit offsets.
   const auto huge = plan_iteration(Shape{big / 1024, 1024}, {Strides{4096, 2}, Strides{1024, 1}, Strides{1024, 1}});
   REQUIRE(huge.ndim() == 2);
   REQUIRE_FALSE(huge.fits_32bit);
-  c = choose_kernel(huge, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::rows2d);  // 2-D with long rows: the row kernel handles 64-bit
-  const auto huge3 = plan_iteration(Shape{big / 1024, 4, 256}, {Strides{2048, 512, 2}, Strides{1024, 0, 1}, Strides{1024, 256, 1}});
-  c = choose_kernel(huge3, Call(2).ops, loop);
+  CHECK(choose_kernel(huge, Call(2).ops, loop).kind == KernelKind::rows);
+  // Short rows: jitvec_strided64.
+  const auto huge_short = plan_iteration(Shape{big / 64, 64}, {Strides{256, 2}, Strides{64, 1}, Strides{64, 1}});
+  REQUIRE_FALSE(huge_short.fits_32bit);
+  const KernelChoice c = choose_kernel(huge_short, Call(2).ops, loop);
   CHECK(c.kind == KernelKind::strided64);
   CHECK(c.shape == ShapeBlock::strided64);
 }

@@ -157,7 +157,7 @@ std::vector<Case> make_cases() {
                         scalar_input(0.125)},
                        std::nullopt, ref_mix, DType::float64, {3, 300}});
   // 2-D rows of >= 256 columns: on the GPU, vector loads along the row when every operand runs
-  // along it from aligned row starts or is constant along it (jitvec_rows2d_vec), else rows2d.
+  // along it from aligned row starts or is constant along it (jitvec_rows_vec), else jitvec_rows.
   cases.push_back(Case{"row broadcast (40, 1024) + (1024,)", "add",
                        {array_input(TestArray::random(DType::float32, {40, 1024}, -9, 9)),
                         array_input(TestArray::random(DType::float32, {1024}, -9, 9))},
@@ -175,6 +175,42 @@ std::vector<Case> make_cases() {
                        {array_input(TestArray::random_view(DType::float32, 24 * 520 + 1, 1, {24, 514}, {520, 1}, -9, 9)),
                         array_input(TestArray::random(DType::float32, {514}, -9, 9))},
                        std::nullopt, ref_add, DType::float32, {24, 514}});
+  // N-d spaces with rows of >= 256 columns (GPU: the row kernels, any number of dimensions).
+  cases.push_back(Case{"3-d broadcast (B,1,L) + (1,C,1), L = 260 (vector rows)", "add",
+                       {array_input(TestArray::random(DType::float32, {6, 1, 260}, -9, 9)),
+                        array_input(TestArray::random(DType::float32, {1, 5, 1}, -9, 9))},
+                       std::nullopt, ref_add, DType::float32, {6, 5, 260}});
+  cases.push_back(Case{"3-d broadcast (B,1,L) + (1,C,1), L = 258 (rows off vector boundaries)", "add",
+                       {array_input(TestArray::random(DType::float32, {6, 1, 258}, -9, 9)),
+                        array_input(TestArray::random(DType::float32, {1, 5, 1}, -9, 9))},
+                       std::nullopt, ref_add, DType::float32, {6, 5, 258}});
+  cases.push_back(Case{"4-d (N,C,H,W) + (1,C,1,1) int16", "add",
+                       {array_input(TestArray::random(DType::int16, {2, 3, 4, 256}, -999, 999)),
+                        array_input(TestArray::random(DType::int16, {1, 3, 1, 1}, -999, 999))},
+                       std::nullopt, ref_add, DType::int16, {2, 3, 4, 256}});
+  cases.push_back(Case{"6-d, size-1 axes between full ones", "mix",
+                       {array_input(TestArray::random(DType::int16, {2, 1, 3, 1, 2, 264}, -999, 999)),
+                        array_input(TestArray::random(DType::float32, {1, 2, 1, 3, 1, 264}, -9, 9)),
+                        scalar_input(0.5)},
+                       std::nullopt, ref_mix, DType::float64, {2, 2, 3, 3, 2, 264}});
+  cases.push_back(Case{"stepped view x[::3], 1-d", "add",
+                       {array_input(TestArray::random_view(DType::float32, 3 * 700, 2, {700}, {3}, -9, 9)),
+                        scalar_input(1.5f)},
+                       std::nullopt, ref_add, DType::float32, {700}});
+  cases.push_back(Case{"stepped along an outer axis x[::2, :]", "add",
+                       {array_input(TestArray::random_view(DType::float32, 20 * 512, 0, {10, 512}, {1024, 1}, -9, 9)),
+                        array_input(TestArray::random(DType::float32, {10, 512}, -9, 9))},
+                       std::nullopt, ref_add, DType::float32, {10, 512}});
+  cases.push_back(Case{"3-d permutation keeping the last axis, (A,B,C) read as (B,A,C)", "add",
+                       {array_input(TestArray::random_view(DType::float64, 4 * 3 * 300, 0, {3, 4, 300}, {300, 900, 1}, -9, 9)),
+                        array_input(TestArray::random(DType::float64, {3, 4, 300}, -9, 9))},
+                       std::nullopt, ref_add, DType::float64, {3, 4, 300}});
+  cases.push_back(Case{"mix: permuted + broadcast + scalar into a strided out=", "mix",
+                       {array_input(TestArray::random_view(DType::int16, 4 * 5 * 300, 0, {5, 4, 300}, {300, 1500, 1}, -999, 999)),
+                        array_input(TestArray::random(DType::float32, {300}, -9, 9)),
+                        scalar_input(0.25)},
+                       TestArray::poisoned_view(DType::float64, 5 * 4 * 600, 0, {5, 4, 300}, {2400, 600, 2}),
+                       ref_mix, DType::float64, {5, 4, 300}});
   cases.push_back(Case{"weak scalar 15.0 into int16 (seed's zero_suppress)", "zero_suppress",
                        {array_input(TestArray::random(DType::int16, {10000}, -40, 40)),
                         scalar_input(15.0)},
