@@ -71,6 +71,16 @@ bool is_entry_file_name(std::string_view name) {
          is_lower_hex(name.substr(0, name.size() - kEntryExtension.size()));
 }
 
+/// "3f" (the shared fan-out subfolder) or "3f.1000" (user 1000's own, for when "3f" belongs
+/// to another user of a shared folder).
+bool is_fan_out_name(std::string_view name) {
+  if (name.size() < kFanOutLength || !is_lower_hex(name.substr(0, kFanOutLength))) return false;
+  if (name.size() == kFanOutLength) return true;
+  const std::string_view uid = name.substr(kFanOutLength + 1);
+  return name[kFanOutLength] == '.' && !uid.empty() && uid.size() <= 10 &&
+         std::all_of(uid.begin(), uid.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 /// The entry files and temporary files of `folder`. Only names the cache itself makes are
 /// reported, so that nothing else in a misconfigured folder (say $HOME) is ever deleted.
 FolderScan scan_folder(const std::filesystem::path& folder) {
@@ -81,12 +91,13 @@ FolderScan scan_folder(const std::filesystem::path& folder) {
     scan.unreadable.push_back({folder, "unreadable folder (" + error.message() + ")"});
   }
   for (std::filesystem::directory_iterator end; !error && sub != end; sub.increment(error)) {
-    const std::string prefix = sub->path().filename().string();
+    const std::string subfolder_name = sub->path().filename().string();
     struct stat sub_info {};
-    if (prefix.size() != kFanOutLength || !is_lower_hex(prefix) ||
-        ::lstat(sub->path().c_str(), &sub_info) != 0 || !S_ISDIR(sub_info.st_mode)) {
+    if (!is_fan_out_name(subfolder_name) || ::lstat(sub->path().c_str(), &sub_info) != 0 ||
+        !S_ISDIR(sub_info.st_mode)) {
       continue;
     }
+    const std::string prefix = subfolder_name.substr(0, kFanOutLength);
     scan.subfolders.push_back(sub->path());
     std::error_code sub_error;
     std::filesystem::directory_iterator file(sub->path(), sub_error);
@@ -353,42 +364,53 @@ std::filesystem::path DiskCache::entry_path(const std::filesystem::path& folder,
          (std::string(key_hex.substr(kFanOutLength)) + std::string(kEntryExtension));
 }
 
+std::filesystem::path DiskCache::own_entry_path(const std::filesystem::path& folder,
+                                                std::string_view key_hex) {
+  return folder /
+         fmt::format("{}.{}", key_hex.substr(0, kFanOutLength), static_cast<unsigned>(::geteuid())) /
+         (std::string(key_hex.substr(kFanOutLength)) + std::string(kEntryExtension));
+}
+
 std::optional<CacheEntry> DiskCache::load(const CacheKey& key) {
   const std::string hex = folders_.empty() ? std::string() : key.hex();
   for (const Folder& folder : folders_) {
-    const auto file = entry_path(folder.path, hex);
-    EntryRead read = read_entry_file(file);
-    switch (read.status) {
-      case ReadStatus::absent:
-        continue;
-      case ReadStatus::damaged:
-        ++damaged_;
-        // Keyed by the problem too: the same file damaged another way is worth a new warning.
-        detail::warn_once(
-            "cache:damaged:" + file.string() + ":" + read.problem,
-            fmt::format("jitvec ignores the damaged kernel cache entry {}: {}{}", file.string(),
-                        read.problem, folder.read_only ? "" : "; the next store replaces it"));
-        continue;
-      case ReadStatus::untrusted:
-        detail::warn_once("cache:untrusted:" + file.string() + ":" + read.problem,
-                          fmt::format("jitvec refuses the kernel cache entry {}: {}", file.string(),
-                                      read.problem));
-        continue;
-      case ReadStatus::valid:
-        if (read.entry.key_fields != key.fields()) {
-          detail::log().debug(
-              "kernel cache entry {} was stored for another key ({}); treated as a miss",
-              file.string(), describe_difference(read.entry.key_fields, key.fields()));
+    // The user's own subfolder first: it exists only where the shared one belongs to another
+    // user, whose entries would be refused (with a warning) anyway.
+    for (const auto& file : {own_entry_path(folder.path, hex), entry_path(folder.path, hex)}) {
+      EntryRead read = read_entry_file(file);
+      switch (read.status) {
+        case ReadStatus::absent:
           continue;
-        }
-        if (!folder.read_only) {
-          // The modification time is the entry's last use, for eviction; failing to set it
-          // only makes the entry look older.
-          ::utimensat(AT_FDCWD, file.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
-        }
-        ++hits_;
-        detail::log().debug("kernel cache hit: {}", file.string());
-        return std::move(read.entry);
+        case ReadStatus::damaged:
+          ++damaged_;
+          // Keyed by the problem too: the same file damaged another way is worth a new warning.
+          detail::warn_once(
+              "cache:damaged:" + file.string() + ":" + read.problem,
+              fmt::format("jitvec ignores the damaged kernel cache entry {}: {}{}", file.string(),
+                          read.problem, folder.read_only ? "" : "; the next store replaces it"));
+          continue;
+        case ReadStatus::untrusted:
+          detail::warn_once(
+              "cache:untrusted:" + file.string() + ":" + read.problem,
+              fmt::format("jitvec refuses the kernel cache entry {}: {}", file.string(),
+                          read.problem));
+          continue;
+        case ReadStatus::valid:
+          if (read.entry.key_fields != key.fields()) {
+            detail::log().debug(
+                "kernel cache entry {} was stored for another key ({}); treated as a miss",
+                file.string(), describe_difference(read.entry.key_fields, key.fields()));
+            continue;
+          }
+          if (!folder.read_only) {
+            // The modification time is the entry's last use, for eviction; failing to set it
+            // only makes the entry look older.
+            ::utimensat(AT_FDCWD, file.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+          }
+          ++hits_;
+          detail::log().debug("kernel cache hit: {}", file.string());
+          return std::move(read.entry);
+      }
     }
   }
   ++misses_;
@@ -476,7 +498,7 @@ void DiskCache::skip_entry(const std::filesystem::path& file, const std::string&
 void DiskCache::store(const CacheKey& key, const CacheEntry& entry) {
   const Folder* folder = writable_folder();
   if (!store_enabled_.load() || folder == nullptr) return;
-  const auto file = entry_path(folder->path, key.hex());
+  auto file = entry_path(folder->path, key.hex());
   CacheEntry stored{key.fields(), entry.payloads, entry.created};
   if (stored.created == 0) {
     stored.created =
@@ -486,10 +508,19 @@ void DiskCache::store(const CacheKey& key, const CacheEntry& entry) {
   for (int attempt = 1;; ++attempt) {
     try {
       if (auto why = ensure_subfolder(file.parent_path())) {
-        // One subfolder (made by another user of a shared sticky folder, say): this entry only.
-        skip_entry(file, fmt::format("its folder {} is refused: {}",
-                                     file.parent_path().string(), *why));
-        return;
+        // The shared subfolder belongs to someone else (another user of a shared sticky
+        // folder made it): store in the user's own subfolder instead, which load() reads first.
+        const auto own = own_entry_path(folder->path, key.hex());
+        std::optional<std::string> own_why;
+        if (file != own) own_why = ensure_subfolder(own.parent_path());
+        if (file == own || own_why) {
+          skip_entry(file, fmt::format("its folder {} is refused: {}",
+                                       file.parent_path().string(), own_why ? *own_why : *why));
+          return;
+        }
+        detail::log().debug("kernel cache folder {} is refused ({}); storing under {}",
+                            file.parent_path().string(), *why, own.parent_path().string());
+        file = own;
       }
       write_file_atomically(file, bytes, kEntryMode);
       break;
@@ -584,7 +615,13 @@ ClearReport DiskCache::clear() {
   }
   for (const auto& temporary : scan.temporary_files) ::unlink(temporary.path.c_str());
   // Fails, harmlessly, for a subfolder that still holds something else or a new entry.
-  for (const auto& subfolder : scan.subfolders) ::rmdir(subfolder.c_str());
+  // Another user's (in a shared folder) is theirs to remove.
+  for (const auto& subfolder : scan.subfolders) {
+    struct stat info {};
+    if (::lstat(subfolder.c_str(), &info) == 0 && info.st_uid == ::geteuid()) {
+      ::rmdir(subfolder.c_str());
+    }
+  }
   for (auto& unreadable : scan.unreadable) report.problems.push_back(std::move(unreadable));
   return report;
 }

@@ -5,6 +5,10 @@
 //
 //     <folder>/<first 2 hex digits of the key>/<other 30 hex digits>.jvk
 //
+// In a folder shared by several users (sticky, like /tmp), a fan-out subfolder belongs to
+// whoever made it first; another user stores the entries that fall in it under a subfolder of
+// their own, <folder>/<2 hex digits>.<uid>/, which load() searches first.
+//
 // Reads take no lock: a store writes a temporary file in the same subfolder and renames it
 // over the entry, so a reader sees a whole entry or none, from any thread or process. A load
 // compares the entry's stored key fields with the key's, so a digest collision is a miss.
@@ -15,7 +19,7 @@
 // or cubin payload is not a whole ELF image. A failure that concerns the whole folder (a full
 // disk, a quota, a read-only file system) turns storing off for the process with one warning;
 // one that concerns one entry (a folder has taken its name and cannot be removed, its fan-out
-// subfolder belongs to another user of a shared folder) skips that entry with one warning and
+// subfolder and the user's own one are both refused) skips that entry with one warning and
 // keeps storing the others. A folder or entry that others could have written (see
 // file_trust.hpp: owners and every parent folder are checked) is refused with one warning.
 // After each store, the least recently used entries (by modification time, which a hit
@@ -151,6 +155,10 @@ class DiskCache {
   /// Where the entry of the key whose digest is `key_hex` lives in `folder`.
   static std::filesystem::path entry_path(const std::filesystem::path& folder,
                                           std::string_view key_hex);
+  /// Where the current user stores that entry instead when the fan-out subfolder of
+  /// entry_path() belongs to another user (a shared sticky folder): <folder>/<2 hex>.<uid>/.
+  static std::filesystem::path own_entry_path(const std::filesystem::path& folder,
+                                              std::string_view key_hex);
 
  private:
   struct Folder {

@@ -485,11 +485,14 @@ TEST_CASE("a fan-out subfolder others can write to is refused", "[cache]") {
 
   const LogCapture log;
   CHECK_FALSE(cache.load(key));
+  CHECK(log.warnings({subfolder.string(), "not sticky"}) == 1);
+  // The next store goes to the user's own subfolder instead, which loads read first.
   cache.store(key, make_entry("open-subfolder"));
-  CHECK(log.warnings({subfolder.string(), "not sticky"}) ==
-        2);  // once for the entry, once for the store
   CHECK(cache.writable());
-  CHECK(cache.stats().stores == 1);
+  CHECK(cache.stats().stores == 2);
+  CHECK(fs::is_regular_file(DiskCache::own_entry_path(tmp.path(), key.hex())));
+  CHECK(cache.load(key));
+  CHECK(log.warnings({subfolder.string(), "not sticky"}) == 1);
 }
 
 TEST_CASE("an entry file others can write to, or another user owns, is refused", "[cache]") {
@@ -913,7 +916,7 @@ TEST_CASE("a folder in an entry's place is reported, removed by clear, and repla
   }
 }
 
-TEST_CASE("in a shared sticky folder, another user's fan-out folder skips only its entries",
+TEST_CASE("in a shared sticky folder, another user's fan-out folder does not stop storing",
           "[cache]") {
   if (!running_as_root()) {
     WARN("not root: cannot make a folder of another user; the shared-folder case is not tested");
@@ -929,22 +932,42 @@ TEST_CASE("in a shared sticky folder, another user's fan-out folder skips only i
   fs::create_directory(their_folder);
   REQUIRE(::chown(their_folder.c_str(), kStranger, static_cast<gid_t>(-1)) == 0);
 
-  const LogCapture log;
-  cache.store(theirs, make_entry("theirs"));
   // Before: root wrote into the other user's folder, and another user's store failed with
   // EACCES, which turned storing off for the whole process.
+  const LogCapture log;
+  cache.store(theirs, make_entry("theirs"));
   CHECK(cache.writable());
-  CHECK(cache.stats().store_failures == 1);
-  CHECK(log.warnings({their_folder.string(), "owned by user 54321"}) == 1);
+  CHECK(cache.stats().store_failures == 0);
+  const fs::path own = DiskCache::own_entry_path(dir, theirs.hex());
+  CHECK(own.parent_path() == dir / (theirs.hex().substr(0, 2) + ".0"));
+  CHECK(fs::is_regular_file(own));
+  CHECK(fs::is_empty(their_folder));
+  CHECK(cache.load(theirs) == as_stored(theirs, make_entry("theirs")));
+  CHECK(DiskCache(settings_for(dir)).load(theirs));
   int stored = 0;
   for (int i = 0; stored < 3; ++i) {
     const CacheKey key = make_key("mine" + std::to_string(i));
     if (entry_file(dir, key).parent_path() == their_folder) continue;
     cache.store(key, make_entry("mine"));
-    CHECK(cache.load(key));
+    CHECK(fs::is_regular_file(entry_file(dir, key)));
     ++stored;
   }
-  CHECK(cache.stats().stores == 3);
+  CHECK(cache.stats().stores == 4);
+  CHECK(log.warnings({}) == 0);
+  // The user's own subfolder is an ordinary part of the cache: listed, verified, cleared.
+  CHECK(cache.list().size() == 4);
+  CHECK(cache.verify().problems.empty());
+  CHECK(cache.clear().removed_entries == 4);
+  CHECK_FALSE(fs::exists(own.parent_path()));
+  CHECK(fs::exists(their_folder));  // theirs to remove
+
+  // Where the user's own subfolder is refused too, that one entry is skipped, with a warning.
+  fs::create_directory(own.parent_path());
+  REQUIRE(::chown(own.parent_path().c_str(), kStranger, static_cast<gid_t>(-1)) == 0);
+  cache.store(theirs, make_entry("theirs"));
+  CHECK(cache.writable());
+  CHECK(cache.stats().store_failures == 1);
+  CHECK(log.warnings({"cannot store the kernel cache entry", "owned by user 54321"}) == 1);
 }
 
 namespace {
