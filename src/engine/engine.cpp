@@ -238,7 +238,7 @@ Engine::~Engine() {
     std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
     registered.swap(impl_->ufuncs);
   }
-}  // `registered` is released here, after the lock: it may hold the last share of impl_
+}  // the ufuncs no handle holds are freed here, outside the lock; impl_ goes with the last share
 
 Engine& Engine::global() {
   static Engine engine;
