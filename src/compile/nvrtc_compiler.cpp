@@ -1,5 +1,7 @@
 #include "compile/nvrtc_compiler.hpp"
 
+#include <cuda.h>  // CUDA_VERSION
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -130,8 +132,32 @@ std::vector<int> supported_archs() {
   return archs;
 }
 
+std::string nvrtc_key_version() { return "nvrtc " + std::to_string(CUDA_VERSION / 1000); }
+
+std::vector<int> archs_known_without_nvrtc() {
+#if CUDA_VERSION >= 13000 && CUDA_VERSION < 14000
+  return {75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121};
+#elif CUDA_VERSION >= 12000 && CUDA_VERSION < 13000
+  return {50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90};
+#else
+  return {};
+#endif
+}
+
+namespace {
+
+bool known_to_every_nvrtc_of_this_major(int arch) {
+  for (int known : archs_known_without_nvrtc()) {
+    if (known == arch) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string arch_for_device(int cc_major, int cc_minor) {
   const int wanted = cc_major * 10 + cc_minor;
+  if (known_to_every_nvrtc_of_this_major(wanted)) return "sm_" + std::to_string(wanted);
   int best = 0;
   for (int arch : supported_archs()) {
     if (arch <= wanted && arch > best) best = arch;

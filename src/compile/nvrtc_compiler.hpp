@@ -31,15 +31,25 @@ int parse_arch(const std::string& arch);
 /// The options compile_cuda() passes for `arch` (part of the cache key).
 std::vector<std::string> nvrtc_options(const std::string& arch);
 
-/// "nvrtc 13.0".
+/// "nvrtc 13.0" (loads NVRTC).
 std::string nvrtc_version();
+
+/// What the cache key says of the compiler, without loading NVRTC: "nvrtc 13", the major version
+/// of the toolkit jitvec was built with (whose libnvrtc.so.<major> it loads). Cubins from any
+/// NVRTC of one major version are interchangeable, so a warm start (every loop in the disk
+/// cache) needs no NVRTC at all: a CPU-only deployment with a precompiled cache runs GPU loops.
+std::string nvrtc_key_version();
 
 /// The real architectures this NVRTC can build cubins for (75, 80, ..., 120).
 std::vector<int> supported_archs();
 
 /// The architecture to build for a device of compute capability major.minor: its own when NVRTC
 /// supports it, else the newest supported one below it (the driver then JIT-compiles the PTX).
+/// Architectures every NVRTC of the build's major version supports are answered without
+/// loading NVRTC; others ask it.
 std::string arch_for_device(int cc_major, int cc_minor);
+/// Those architectures: every NVRTC of the build's CUDA major version supports them.
+std::vector<int> archs_known_without_nvrtc();
 
 /// Compiles under the limit from JITVEC_COMPILE_TIMEOUT.
 CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,

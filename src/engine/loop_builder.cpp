@@ -126,7 +126,7 @@ cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch
   add_common_fields(key, def);
   key.add("target", "cuda");
   key.add("arch", arch);
-  key.add("compiler", compile::nvrtc_version());
+  key.add("compiler", compile::nvrtc_key_version());  // no NVRTC needed for a lookup
   key.add("options", fmt::format("{}", fmt::join(compile::nvrtc_options(arch), " ")));
   key.add("source", source);
   return key;

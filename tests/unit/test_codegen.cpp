@@ -108,4 +108,10 @@ TEST_CASE("NVRTC architecture names are checked", "[codegen][errors]") {
   const auto archs = compile::supported_archs();
   CHECK(std::find(archs.begin(), archs.end(), 90) != archs.end());
   CHECK(compile::arch_for_device(9, 0) == "sm_90");
+  // The architectures answered without loading NVRTC are ones this NVRTC supports.
+  for (int arch : compile::archs_known_without_nvrtc()) {
+    INFO("sm_" << arch);
+    CHECK(std::find(archs.begin(), archs.end(), arch) != archs.end());
+  }
+  CHECK(compile::nvrtc_key_version().rfind("nvrtc ", 0) == 0);
 }
