@@ -45,7 +45,7 @@ def check_chunk(x, y):
     return np.array([bad], dtype=np.int64), np.array([float(err.max())])
 
 
-def run(n_gpus, args, env):
+def run(n_gpus, args):
     import cupy
     import dask
     import dask.array as da
@@ -61,7 +61,7 @@ def run(n_gpus, args, env):
     times = {}
     t0 = time.perf_counter()
     with LocalCUDACluster(CUDA_VISIBLE_DEVICES=devices, n_workers=n_gpus, threads_per_worker=1,
-                          dashboard_address=None, silence_logs=50, env=env) as cluster, \
+                          dashboard_address=None, silence_logs=50) as cluster, \
             distributed.Client(cluster) as client:
         times["cluster start"] = time.perf_counter() - t0
         f = jitvec.load_definitions(DEFINITIONS)["gaussian_pdf"]
@@ -115,7 +115,7 @@ def main():
         env["JITVEC_CACHE_DIR"] = tempfile.mkdtemp(prefix="jitvec-worker-cache-")
     else:
         env["JITVEC_CACHE_DIR"] = os.environ.get("JITVEC_CACHE_DIR") or tempfile.mkdtemp(prefix="jitvec-dask-gpu-")
-    os.environ.update(env)
+    os.environ.update(env)  # the workers inherit this environment: cache folders, NCCL settings
 
     import jitvec
     total = jitvec.cuda_device_count()
@@ -129,7 +129,7 @@ def main():
     print(f"seed {args.seed}; {args.gib_per_gpu} GiB of input per GPU; GPUs here: {total}")
     rates, ok = {}, True
     for c in counts:
-        rate, good = run(c, args, env)
+        rate, good = run(c, args)
         rates[c] = rate
         ok = ok and good
     if len(rates) > 1:
