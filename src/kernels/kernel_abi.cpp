@@ -159,7 +159,9 @@ void KernelArgs::pack(const ArgLayout& layout, const void* const* inputs, const 
   const auto* scalar_bytes = static_cast<const unsigned char*>(scalars);
   for (int k = 0; k < layout.inputs; ++k) {
     std::memcpy(image_ + layout.pointer_offset[k], &inputs[k], sizeof(void*));
-    std::memcpy(image_ + layout.scalar_offset[k], scalar_bytes + 8 * k, layout.scalar_size[k]);
+    // 8 bytes whatever the scalar's size: the next field (a pointer) starts 8 bytes on, so
+    // the extra bytes land in padding, and a fixed-size copy is a single move.
+    std::memcpy(image_ + layout.scalar_offset[k], scalar_bytes + 8 * k, 8);
     params_[2 * k] = image_ + layout.pointer_offset[k];
     params_[2 * k + 1] = image_ + layout.scalar_offset[k];
   }

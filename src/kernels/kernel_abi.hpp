@@ -130,10 +130,11 @@ std::string argument_structs(const codegen::LoopSpec& spec);
 struct CallOperands {
   int inputs = 0;
   std::uint32_t scalar_mask = 0;
-  /// Inputs' data addresses (0 for scalars), then the output's.
-  std::array<std::uintptr_t, launch::kMaxOperands + 1> addresses{};
+  /// Inputs' data addresses (0 for scalars), then the output's; entries past the output are
+  /// not set (the choice is on the path of every call: nothing is filled that is not read).
+  std::array<std::uintptr_t, launch::kMaxOperands + 1> addresses;
   /// Bytes per element as stored: inputs, then the output.
-  std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes{};
+  std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes;
 
   bool is_scalar(int k) const { return (scalar_mask >> k) & 1u; }
   int output() const { return inputs; }
