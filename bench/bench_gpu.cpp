@@ -11,7 +11,10 @@
 //   6. gaussian_pdf on a 2^28 std::vector<float> into another (host memory in and out)
 //   7. dispatch: host time of one call on 1024 device elements, with and without out=
 //   8. start-up: a fresh process to its first result, empty and warm disk cache (gpu_startup.hpp)
-// Ceilings (gpu_ceilings.hpp): cuMemcpyDtoD moving the same bytes (cases 1-5), pinned H2D + D2H
+//   9. layouts (issue 14, bench_layouts.hpp): N-d broadcasts, stepped views, permutations, a mix
+//      and small last dimensions, float32, about 2^28 outputs each, named layout_<family>_<variant>
+// Ceilings (gpu_ceilings.hpp): cuMemcpyDtoD moving the same bytes (cases 1-5 and 9; for 9 the
+// bytes an ideal kernel moves, physical for the stepped views), pinned H2D + D2H
 // (case 6), the host cost of a bare cuLaunchKernel of an empty kernel (case 7).
 //
 // Inputs are random (never zeros), the bandwidth cases' inputs are far larger than the 60 MB
@@ -44,6 +47,8 @@
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
+#include "bench_layouts.hpp"
+#include "gpu_cases.hpp"
 #include "gpu_ceilings.hpp"
 #include "gpu_startup.hpp"
 #include "gpu_timing.hpp"
@@ -93,22 +98,8 @@ bench::Repetitions reps_for(double input_bytes) {
   return input_bytes >= static_cast<double>(kLargeBytes) ? kLargeReps : kSmallReps;
 }
 
-/// Fills a device array with 0xFF bytes: NaN for floats, -1 for integers.
-void poison(const Array& device_array, CUstream stream) {
-  const std::size_t bytes =
-      static_cast<std::size_t>(device_array.size()) * jitvec::dtype_size(device_array.dtype());
-  cuda::check(cuda::driver().memsetD8Async(reinterpret_cast<CUdeviceptr>(device_array.data()), 0xFF,
-                                           bytes, stream),
-              "cuMemsetD8Async");
-}
-
-void note_check(bench::Record& record, const bench::Check& check) {
-  record.verified = check.passed();
-  record.extra.emplace_back("checked_elements", static_cast<double>(check.checked));
-  record.extra.emplace_back("max_abs_error", check.max_abs_error);
-  record.extra.emplace_back("max_rel_error", check.max_rel_error);
-  if (!check.passed()) record.error = check.describe();
-}
+using bench::note_check;
+using bench::poison;
 
 std::string first_line_of(const std::filesystem::path& file) {
   std::ifstream stream(file);
@@ -143,6 +134,7 @@ class GpuBench {
     broadcast_case(/*row=*/true);
     broadcast_case(/*row=*/false);
     transposed_case();
+    layout_cases();
     host_arrays_case();
     dispatch_case(/*with_out=*/false);
     dispatch_case(/*with_out=*/true);
@@ -421,6 +413,32 @@ class GpuBench {
                         },
                         bench::kGaussianFloat32));
     });
+  }
+
+  // Case 9 (run after case 5, while the device inputs are all there): issue 14's N-d layouts.
+  void layout_cases() {
+    bench::LayoutInputs inputs;
+    inputs.device = kDevice;
+    inputs.stream = stream_;
+    inputs.timer = &timer_;
+    inputs.ceilings = ceilings_.get();
+    inputs.add = &add_;
+    inputs.gaussian_pdf = &gaussian_pdf_;
+    inputs.x_host = &x32_;
+    inputs.x_device = &x32_device_;
+    inputs.seed = seed_;
+    inputs.quick = sizes_.largest_log2() < 28;
+    try {
+      bench::run_layout_cases(inputs, [this](bench::Record record,
+                                             const std::function<void(bench::Record&)>& body) {
+        run_case(std::move(record), body);
+      });
+    } catch (const std::exception& error) {  // the family's set-up; each case catches its own
+      bench::Record record{"layout_setup", "jitvec", 0, "float32"};
+      record.error = error.what();
+      fmt::print("  layouts: ERROR: {}\n", record.error);
+      results_.add(std::move(record));
+    }
   }
 
   // Case 6: host vectors in and out; the library copies in, computes and copies back.

@@ -5,11 +5,16 @@ Systems:
   numba             @vectorize([...], target='cuda'), the seed tutorial's code
   cupy-elementwise  cupy.ElementwiseKernel with the same scalar body as jitvec's definitions
   cupy-expr         a plain CuPy array expression, as a NumPy user would write it
+  torch             PyTorch eager ops (TensorIterator), in the layout cases only; skipped with
+                    a note (a "setup" record) where torch does not import
 
 Cases and sizes are those of bench/bench_gpu.cpp (gaussian_pdf float32/float64 at 2^10..2^28,
 polar_distance 2^26, zero_suppress int16 2^28, broadcast add 2^14 x 2^14 with a row and a column,
 a transposed input, host arrays at 2^28, host cost of a call on 1024 elements, a fresh process's
-start-up with an empty and a warm disk cache), on random inputs of the same distributions.
+start-up with an empty and a warm disk cache), on random inputs of the same distributions, and
+issue 14's layout family (bench/bench_layouts.hpp: N-d broadcasts, stepped views, permutations, a
+mix, small last dimensions; same names, shapes and views) through CuPy's ElementwiseKernel and
+PyTorch, timed with cupy.cuda.Event / torch.cuda.Event, median of 20.
 Kernels are timed with CUDA events (cupy.cuda.Event) around each call after warm-up, median of
 30 (large) or 200 (small) calls, exactly as the C++ benchmark times jitvec. The ceilings (a
 device-to-device copy of the same bytes, pinned host copies) are measured here too, in this
@@ -17,7 +22,8 @@ run, so every ratio compares with the machine as it is now. Every output is chec
 NumPy float64 reference before its time is reported. One failing system (an import error, an
 unsupported case) is recorded as an error and the rest goes on.
 
-    python3 bench/peers.py [--json FILE] [--quick] [--systems numba,cupy-elementwise,cupy-expr]
+    python3 bench/peers.py [--json FILE] [--quick] [--skip-layouts]
+                           [--systems numba,cupy-elementwise,cupy-expr,torch]
 """
 
 import argparse
@@ -48,7 +54,7 @@ LARGE_BYTES = 32 << 20
 LARGE_REPS = (3, 30)  # (warm-up, timed)
 SMALL_REPS = (20, 200)
 FULL_CHECK_LIMIT = 1 << 24
-SYSTEMS = ("numba", "cupy-elementwise", "cupy-expr")
+SYSTEMS = ("numba", "cupy-elementwise", "cupy-expr", "torch")
 
 # Tolerances of bench/checks.hpp.
 TOL_GAUSS32 = (4e-6, 1e-7)
@@ -60,12 +66,12 @@ TOL_ADD32 = (1.2e-7, 0.0)
 
 def full_sizes():
     return dict(gaussian=[10, 16, 20, 24, 28], polar=26, zero_suppress=28, side=14, host=28,
-                pinned=1 << 30, startup_cold=2, startup_warm=2)
+                pinned=1 << 30, startup_cold=2, startup_warm=2, layouts_quick=False)
 
 
 def quick_sizes():
     return dict(gaussian=[10, 16, 20, 22], polar=20, zero_suppress=22, side=10, host=22,
-                pinned=1 << 26, startup_cold=1, startup_warm=1)
+                pinned=1 << 26, startup_cold=1, startup_warm=1, layouts_quick=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,10 +130,13 @@ class Gpu:
             work()
             self.stop.record()
             self.stop.synchronize()
-            times.append(self.cp.cuda.get_elapsed_time(self.start, self.stop))
+            times.append(self.elapsed_ms())
             if len(times) >= 3 and time.perf_counter() - began > budget_s:
                 break
         return statistics.median(times)
+
+    def elapsed_ms(self):
+        return self.cp.cuda.get_elapsed_time(self.start, self.stop)
 
     def host_us_per_call(self, call, batches=20):
         """Host time per call: batches of back-to-back calls, synchronised between batches."""
@@ -387,11 +396,222 @@ SYSTEM_CLASSES = {"numba": NumbaSystem, "cupy-elementwise": CupyElementwiseSyste
 
 
 # ---------------------------------------------------------------------------------------------
+# Layouts (issue 14): bench/bench_layouts.hpp's cases, same names, shapes and views, run by
+# CuPy's ElementwiseKernel and PyTorch (eager ops, TensorIterator) on views of one random buffer.
+
+LAYOUT_SYSTEMS = ("cupy-elementwise", "torch")
+LAYOUT_ROW_PADDING = 32  # floats after each output row of the mix (bench_layouts.cpp)
+LAYOUT_SMALL_SIZE = 1 << 22
+
+
+class LayoutViews:
+    """The two buffers of the layout cases in one library: x (random in [-3, 3), 1-d) and s
+    (random in [-1, 1), 1-d), with the one operation whose spelling differs (permute)."""
+
+    def __init__(self, x, s, permute):
+        self.x, self.s, self._permute = x, s, permute
+
+    def region(self, base, shape):
+        return base[:math.prod(shape)].reshape(shape)
+
+    def permute(self, a, axes):
+        return self._permute(a, axes)
+
+
+def layout_specs(quick):
+    """The cases: dicts of name, arrays (functions of a LayoutViews), op ('add', 'add1',
+    'gauss'), padding of the output rows, and the ideal bytes (physical for stepped views)."""
+    big = 1 << (20 if quick else 28)
+    specs = []
+
+    def add2(name, a, b, shape):
+        n = math.prod(shape)
+        specs.append(dict(name=name, arrays=[a, b], op="add", out_shape=shape, pad=0,
+                          ideal_bytes=4.0 * (n + math.prod(a.shape_) + math.prod(b.shape_)),
+                          ideal="the output once plus each input's distinct elements once"))
+
+    class Region:  # a C-ordered region of a buffer, as a builder that knows its shape
+        def __init__(self, buffer, shape):
+            self.buffer, self.shape_ = buffer, tuple(shape)
+
+        def __call__(self, v):
+            return v.region(getattr(v, self.buffer), self.shape_)
+
+    q = quick
+    B, C, L = (16, 64, 1024) if q else (256, 1024, 1024)
+    add2("layout_broadcast_3d", Region("x", (B, 1, L)), Region("s", (1, C, 1)), (B, C, L))
+    N, C, H, W = (16, 8, 8, 1024) if q else (64, 64, 64, 1024)
+    add2("layout_broadcast_4d", Region("x", (N, 1, H, W)), Region("s", (1, C, 1, W)),
+         (N, C, H, W))
+    a, d, L = (2, 4, 256) if q else (4, 16, 1024)
+    add2("layout_broadcast_6d", Region("x", (a, 1, d, 1, d, L)), Region("s", (1, d, 1, d, 1, L)),
+         (a, d, d, d, d, L))
+
+    for step in (2, 3, 8):
+        n = (big + step - 1) // step
+        read = min(4 * step, 32)
+        specs.append(dict(name=f"layout_stepped_last{step}",
+                          arrays=[lambda v, step=step: v.x[:big:step]], op="add1",
+                          out_shape=(n,), pad=0, ideal_bytes=float(n * (read + 4)),
+                          logical_bytes=8.0 * n,
+                          ideal=f"physical: {read} bytes read an element (min(4 step, 32): a "
+                                f"32-byte sector holds 8 floats) + 4 written; ratio_logical in "
+                                f"extra counts 4 + 4"))
+    side = 1 << (10 if q else 14)
+    specs.append(dict(name="layout_stepped_outer2",
+                      arrays=[lambda v: v.region(v.x, (side, side))[::2, :]], op="add1",
+                      out_shape=(side // 2, side), pad=0,
+                      ideal_bytes=8.0 * (side // 2) * side,
+                      ideal="8 bytes an element (whole rows are read, so physical = logical)"))
+
+    keep3 = (64, 64, 256) if q else (512, 512, 1024)
+    move3 = (256, 64, 64) if q else (1024, 512, 512)
+    shape4 = (16, 16, 64, 64) if q else (64, 64, 256, 256)
+    for name, shape, axes in (("layout_permute_3d_keeplast", keep3, (1, 0, 2)),
+                              ("layout_permute_3d_movelast", move3, (2, 1, 0)),
+                              ("layout_permute_4d_keeplast", shape4, (1, 0, 2, 3)),
+                              ("layout_permute_4d_movelast", shape4, (0, 3, 2, 1))):
+        n = math.prod(shape)
+        specs.append(dict(name=name,
+                          arrays=[lambda v, shape=shape, axes=axes:
+                                  v.permute(v.region(v.x, shape), axes)],
+                          op="add1", out_shape=tuple(shape[k] for k in axes), pad=0,
+                          ideal_bytes=8.0 * n,
+                          ideal="8 bytes an element (each input element read once, each output "
+                                "written once)"))
+
+    P, Q, R = keep3
+    specs.append(dict(name="layout_mix_gaussian",
+                      arrays=[lambda v: v.permute(v.region(v.x, keep3), (1, 0, 2)),
+                              Region("s", (1, 1, R))],
+                      op="gauss", out_shape=(Q, P, R), pad=LAYOUT_ROW_PADDING,
+                      ideal_bytes=4.0 * (2 * P * Q * R + R),
+                      ideal="x read once, mean once, the output written once"))
+
+    for d in (2, 3, 5, 7):
+        N = big // d
+        add2(f"layout_smalllast_d{d}", Region("x", (N, d)), Region("s", (d,)), (N, d))
+    return specs
+
+
+def layout_strides(a):
+    """A view's strides in elements (NumPy and CuPy count bytes, torch elements)."""
+    if callable(getattr(a, "stride", None)):
+        return tuple(a.stride())
+    return tuple(st // a.itemsize for st in a.strides)
+
+
+def layout_reference(spec, values):
+    if spec["op"] == "add":
+        return values[0] + values[1]
+    if spec["op"] == "add1":
+        return values[0] + 1.0
+    z = (values[0] - values[1]) / SIGMA
+    return np.exp(-0.5 * z * z) / (SIGMA * SQRT_2PI)
+
+
+class CupyLayoutSystem(CupyElementwiseSystem):
+    """CuPy's ElementwiseKernel (one kernel a call) over the views, into out=: the kernels of
+    CupyElementwiseSystem."""
+
+    def __init__(self, cp):
+        super().__init__(cp)
+        self.timer = Gpu(cp)
+        self.how = "cupy.ElementwiseKernel, one kernel a call"
+
+    def views(self, x, s):
+        return LayoutViews(x, s, lambda a, axes: a.transpose(axes))
+
+    def empty_out(self, shape):
+        return self.cp.empty(shape, dtype=self.cp.float32)
+
+    def poison(self, buffer):
+        buffer.fill(np.nan)
+
+    def call(self, op, arrays, out):
+        if op == "add":
+            self.add_kernel(arrays[0], arrays[1], out)
+        elif op == "add1":
+            self.add_kernel(arrays[0], np.float32(1.0), out)
+        else:
+            self.gaussian_kernel(arrays[0], arrays[1], np.float32(SIGMA), out)
+
+    def to_cupy(self, a):
+        return a
+
+
+class TorchLayoutSystem:
+    """PyTorch eager ops (TensorIterator) over the same memory (DLPack), into out=."""
+    name = "torch"
+
+    def __init__(self, cp):
+        import torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch.cuda.is_available() is False")
+        self.torch = torch
+        self.cp = cp
+        self.version = torch.__version__
+        self.timer = TorchTimer(torch)
+        self.how = (f"torch {torch.__version__} eager: torch.add(a, b, out=); the mix is 6 eager "
+                    f"ops (sub, div, square, mul, exp, div into out=)")
+
+    def views(self, x, s):
+        t = self.torch
+        return LayoutViews(t.from_dlpack(x), t.from_dlpack(s), lambda a, axes: a.permute(*axes))
+
+    def empty_out(self, shape):
+        return self.torch.empty(shape, dtype=self.torch.float32, device="cuda")
+
+    def poison(self, buffer):
+        buffer.fill_(float("nan"))
+
+    def call(self, op, arrays, out):
+        t = self.torch
+        if op == "add":
+            t.add(arrays[0], arrays[1], out=out)
+        elif op == "add1":
+            t.add(arrays[0], 1.0, out=out)
+        else:
+            x, mean = arrays
+            z = (x - mean).div_(SIGMA)
+            t.div(z.square_().mul_(-0.5).exp_(), SIGMA * SQRT_2PI, out=out)
+
+    def to_cupy(self, a):
+        self.torch.cuda.synchronize()
+        return self.cp.from_dlpack(a)
+
+    def release(self):
+        """Gives torch's cached blocks back between cases (CuPy's pool needs the memory too)."""
+        self.torch.cuda.synchronize()
+        self.torch.cuda.empty_cache()
+
+
+class TorchTimer(Gpu):
+    """Gpu.median_ms with torch.cuda.Event on torch's current stream."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.stop = torch.cuda.Event(enable_timing=True)
+
+    def sync(self):
+        self.torch.cuda.synchronize()
+
+    def elapsed_ms(self):
+        return self.start.elapsed_time(self.stop)
+
+
+LAYOUT_CLASSES = {"cupy-elementwise": CupyLayoutSystem, "torch": TorchLayoutSystem}
+LAYOUT_REPS = (2, 20)  # as bench_layouts.cpp: each call moves about 2 GB, 16 cases
+
+
+# ---------------------------------------------------------------------------------------------
 # The benchmark
 
 class Peers:
-    def __init__(self, cp, sizes, seed, system_names):
+    def __init__(self, cp, sizes, seed, system_names, layout_names=()):
         self.cp = cp
+        self.layout_names = list(layout_names)
         self.sizes = sizes
         self.gpu = Gpu(cp)
         self.records = []
@@ -638,6 +858,78 @@ class Peers:
 
         self.run_case("dispatch_out" if with_out else "dispatch", system, n, "float32", body)
 
+    def layouts(self, x32):
+        """Issue 14's layout family, every case through every layout system in turn."""
+        cp = self.cp
+        if not self.layout_names:
+            return
+        big = 1 << (20 if self.sizes["layouts_quick"] else 28)
+        if x32.size < big:
+            raise ValueError(f"the layout cases need {big} random inputs, got {x32.size}")
+        x = x32[:big]
+        s = self.random.uniform(-1, 1, LAYOUT_SMALL_SIZE, dtype=cp.float32)
+        self.gpu.sync()
+        host = LayoutViews(cp.asnumpy(x), cp.asnumpy(s), np.transpose)
+        systems = []
+        for name in self.layout_names:
+            try:
+                systems.append(LAYOUT_CLASSES[name](cp))
+            except Exception as exc:  # torch missing: a note, and the other systems go on
+                print(f"peers.py: layout system {name} skipped: {error_text(exc)}")
+                self.add(record("setup", name, 0, "-",
+                                error=f"skipped the layout cases: {error_text(exc)}"))
+        for spec in layout_specs(self.sizes["layouts_quick"]):
+            for system in systems:
+                self.layout_case(system, spec, x, s, host)
+                release = getattr(system, "release", None)
+                if release:
+                    release()
+            cp.get_default_memory_pool().free_all_blocks()
+
+    def layout_case(self, system, spec, x, s, host):
+        cp = self.cp
+        shape = tuple(spec["out_shape"])
+        n = math.prod(shape)
+
+        def body(r):
+            views = system.views(x, s)
+            arrays = [build(views) for build in spec["arrays"]]
+            pad = spec["pad"]
+            if pad:
+                buffer = system.empty_out(shape[:-1] + (shape[-1] + pad,))
+                out = buffer[..., :shape[-1]]
+            else:
+                buffer = out = system.empty_out(shape)
+            ms = system.timer.median_ms(lambda: system.call(spec["op"], arrays, out), LAYOUT_REPS)
+            copy_gbps = self.dtod_gbps(spec["ideal_bytes"])
+            set_bandwidth(r, spec["ideal_bytes"], ms, "memcpy_dtod", copy_gbps)
+            if spec.get("logical_bytes"):
+                logical_gbps = spec["logical_bytes"] / (ms * 1e-3) / 1e9
+                r["extra"]["logical_bytes"] = spec["logical_bytes"]
+                r["extra"]["logical_gbps"] = logical_gbps
+                r["extra"]["ratio_logical"] = logical_gbps / copy_gbps if copy_gbps else 0.0
+            described = ", ".join(f"{tuple(a.shape)} strides {layout_strides(a)}" for a in arrays)
+            into = f"rows padded by {pad} floats of" if pad else "a C-ordered"
+            r["method"] = (f"{spec['op']} of {described} into {into} {shape}; {system.how}; "
+                           f"preallocated out=; ideal bytes: "
+                           f"{spec['ideal']}; CUDA events, median of {LAYOUT_REPS[1]}")
+            system.poison(buffer)
+            system.call(spec["op"], arrays, out)
+            got = system.to_cupy(out)
+            host_arrays = [build(host) for build in spec["arrays"]]
+
+            def want(idx):
+                idx = np.arange(n, dtype=np.int64) if idx is None else idx
+                where = np.unravel_index(idx, shape)
+                values = [np.broadcast_to(a, shape)[where].astype(np.float64)
+                          for a in host_arrays]
+                return layout_reference(spec, values)
+
+            note_check(r, check_output(cp, got, n, want,
+                                       TOL_GAUSS32 if spec["op"] == "gauss" else TOL_ADD32))
+
+        self.run_case(spec["name"], system, n, "float32", body)
+
     def run(self):
         cp = self.cp
         s = self.sizes
@@ -692,6 +984,13 @@ class Peers:
             self.host_arrays(system, x_host, pinned_gbps)
             free()
         del x_host
+
+        try:
+            self.layouts(x32)
+        except Exception as exc:  # the family's set-up; each case records its own errors
+            traceback.print_exc()
+            self.add(record("layout_setup", "peers", 0, "float32", error=error_text(exc)))
+        free()
 
         for system in self.systems:
             self.dispatch(system, x32, False)
@@ -814,7 +1113,7 @@ def metadata(cp, started):
         meta["nvrtc"] = ".".join(str(v) for v in cp.cuda.nvrtc.getVersion())
     except Exception as exc:
         meta["cupy_error"] = error_text(exc)
-    for module in ("numba", "numba_cuda", "scipy"):
+    for module in ("numba", "numba_cuda", "scipy", "torch"):
         try:
             meta[module] = __import__(module).__version__
         except Exception as exc:
@@ -830,10 +1129,12 @@ def main():
     parser.add_argument("--systems", default=",".join(SYSTEMS),
                         help="comma-separated subset of " + ", ".join(SYSTEMS))
     parser.add_argument("--skip-startup", action="store_true", help="skip the start-up case")
+    parser.add_argument("--skip-layouts", action="store_true",
+                        help="skip the layout family (issue 14)")
     args = parser.parse_args()
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     names = [s for s in args.systems.split(",") if s]
-    unknown = [s for s in names if s not in SYSTEM_CLASSES]
+    unknown = [s for s in names if s not in SYSTEMS]
     if unknown:
         parser.error(f"unknown systems {unknown}; known: {', '.join(SYSTEMS)}")
 
@@ -850,14 +1151,15 @@ def main():
               f"{output['metadata'].get('cupy')}, numba {output['metadata'].get('numba')}",
               flush=True)
         sizes = quick_sizes() if args.quick else full_sizes()
-        peers = Peers(cp, sizes, args.seed, names)
+        peers = Peers(cp, sizes, args.seed, [s for s in names if s in SYSTEM_CLASSES],
+                      [] if args.skip_layouts else [s for s in names if s in LAYOUT_SYSTEMS])
         try:
             peers.run()
         except Exception as exc:  # keep what was measured
             peers.records.append(record("run", "peers", 0, "-", error=error_text(exc)))
             traceback.print_exc()
         if not args.skip_startup:
-            for system in names:
+            for system in (s for s in names if s in SYSTEM_CLASSES):
                 try:
                     for r in startup_records(system, sizes["startup_cold"],
                                              sizes["startup_warm"]):

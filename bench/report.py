@@ -4,8 +4,9 @@
 Reads the files written by jitvec_bench_gpu, jitvec_bench_cpu and peers.py (each
 {"metadata": {...}, "records": [...]}, fields as in bench/results.hpp), prints one table (case,
 system, time, GB/s, ratio to the ceiling measured in the same run, the winner of each case),
-checks the targets of issues 2, 4 and 5 and prints PASS or MISS for each, and writes
-RESULTS.md and bandwidth.png (gaussian_pdf float32, bandwidth against size, every system and
+checks the targets of issues 2, 4, 5 and 14 and prints PASS or MISS for each, and writes
+RESULTS.md (with a section per layout family of issue 14: jitvec, torch and CuPy side by side)
+and bandwidth.png (gaussian_pdf float32, bandwidth against size, every system and
 the device-copy ceiling) into --out-dir (default: this script's folder, bench/).
 
     python3 bench/report.py jitvec.json cpu.json peers.json [--out-dir DIR]
@@ -17,11 +18,29 @@ import math
 import os
 import sys
 
+# Issue 14's layout family (bench/bench_layouts.hpp, peers.py): layout_<family>_<variant>.
+LAYOUT_FAMILIES = [  # (family, title, minimum ratio to the copy or None, what the ratio counts)
+    ("broadcast", "N-d broadcasts", 0.90, "output once + each input's distinct elements once"),
+    ("stepped", "Stepped views", 0.95, "physical bytes: a step-s float32 read moves min(4s, 32) "
+     "bytes an element (32-byte sectors) + 4 written; (logical: 4 + 4) in parentheses"),
+    ("permute", "Permutations", 0.85, "8 bytes an element"),
+    ("mix", "Mix: permuted + broadcast + scalar into a strided out=", None,
+     "x once + mean once + output once"),
+    ("smalllast", "Small last dimensions", None, "8 bytes an element (+ the (d,) input)"),
+]
+LAYOUT_CASES = ["layout_broadcast_3d", "layout_broadcast_4d", "layout_broadcast_6d",
+                "layout_stepped_last2", "layout_stepped_last3", "layout_stepped_last8",
+                "layout_stepped_outer2", "layout_permute_3d_keeplast",
+                "layout_permute_3d_movelast", "layout_permute_4d_keeplast",
+                "layout_permute_4d_movelast", "layout_mix_gaussian", "layout_smalllast_d2",
+                "layout_smalllast_d3", "layout_smalllast_d5", "layout_smalllast_d7"]
+LAYOUT_PEERS = ["torch", "cupy-elementwise"]
+
 # Case order in the table, and which way "better" goes for the winner.
 CASE_ORDER = ["gaussian_pdf", "gaussian_pdf_out", "polar_distance", "zero_suppress",
               "broadcast_row_add", "broadcast_col_add", "transposed_gaussian_pdf",
-              "host_gaussian_pdf", "dispatch", "dispatch_out", "startup_context", "startup_cold",
-              "startup_warm", "cpu_gaussian_pdf_parallel", "cpu_gaussian_pdf_single",
+              *LAYOUT_CASES, "host_gaussian_pdf", "dispatch", "dispatch_out", "startup_context",
+              "startup_cold", "startup_warm", "cpu_gaussian_pdf_parallel", "cpu_gaussian_pdf_single",
               "threaded_copy", "memcpy_dtod", "pinned_h2d", "pinned_d2h", "bare_launch"]
 TIME_CASES = {"dispatch", "dispatch_out", "startup_cold", "startup_warm", "startup_context",
               "bare_launch"}
@@ -202,7 +221,123 @@ def targets(records):
                                 "cpu_gaussian_pdf_parallel", 0.8))
     results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
                                 "cpu_gaussian_pdf_single", 2.0))
+    return results + layout_targets(records)
+
+
+# ---------------------------------------------------------------------------------------------
+# Layouts (issue 14)
+
+def layout_family(case):
+    """'broadcast' for layout_broadcast_3d; None for a case outside the family."""
+    parts = case.split("_")
+    return parts[1] if len(parts) >= 3 and parts[0] == "layout" else None
+
+
+def layout_cases(records, family):
+    """The family's cases that any system measured, in LAYOUT_CASES order (others after)."""
+    names = {r["case"] for r in records if layout_family(r["case"]) == family}
+    known = [c for c in LAYOUT_CASES if c in names]
+    return known + sorted(names - set(known))
+
+
+def layout_targets(records):
+    """Per family: every case's ratio >= the family's minimum (where the issue sets one), and
+    every case faster than each peer that measured it (by median time)."""
+    results = []
+    for family, title, minimum, _ in LAYOUT_FAMILIES:
+        cases = layout_cases(records, family)
+        mine = [find(records, c) for c in cases]
+        if not cases or any(r is None for r in mine):
+            missing = [c for c, r in zip(cases, mine) if r is None]
+            detail = f"no jitvec record for {', '.join(missing)}" if missing else "not measured"
+            if minimum is not None:
+                results.append((f"issue 14: every {family} case >= {minimum} of DtoD", "n/a",
+                                detail))
+            results.append((f"issue 14: every {family} case faster than torch and CuPy", "n/a",
+                            detail))
+            continue
+        broken = [r for r in mine if not usable(r)]
+        if minimum is not None:
+            label = f"issue 14: every {family} case >= {minimum} of DtoD" + (
+                " (physical ideal)" if family == "stepped" else "")
+            if broken:
+                results.append((label, "MISS", f"{broken[0]['case']}: "
+                                + (f"error: {str(broken[0]['error'])[:100]}"
+                                   if broken[0].get("error") else "output not verified")))
+            else:
+                worst = min(mine, key=lambda r: r.get("ratio") or 0)
+                results.append((label, "PASS" if (worst.get("ratio") or 0) >= minimum else "MISS",
+                                f"lowest {worst.get('ratio') or 0:.3f} ({worst['case']}); "
+                                + ", ".join(f"{r.get('ratio') or 0:.2f}" for r in mine)))
+        label = f"issue 14: every {family} case faster than torch and CuPy"
+        margins = []  # (peer time / jitvec time, case, peer)
+        for r in mine:
+            for peer in LAYOUT_PEERS:
+                p = find(records, r["case"], system=peer)
+                if p is not None and usable(p) and p.get("time_ms") and r.get("time_ms"):
+                    margins.append((p["time_ms"] / r["time_ms"], r["case"], peer))
+        if broken:
+            results.append((label, "MISS", f"{broken[0]['case']}: jitvec's record is unusable"))
+        elif not margins:
+            results.append((label, "n/a", "no torch or CuPy figure"))
+        else:
+            peers_seen = sorted({peer for _, _, peer in margins})
+            worst = min(margins)
+            results.append((label, "PASS" if worst[0] > 1.0 else "MISS",
+                            f"closest: {worst[0]:.2f}x faster than {worst[2]} at {worst[1]} "
+                            f"(peers measured: {', '.join(peers_seen)})"))
     return results
+
+
+def layout_cell(r, family):
+    if r is None:
+        return "-"
+    if r.get("error"):
+        return "ERROR"
+    if r.get("verified") is False:
+        return "UNVERIFIED"
+    text = f"{r.get('ratio') or 0:.3f}"
+    logical = (r.get("extra") or {}).get("ratio_logical")
+    if family == "stepped" and logical:
+        text += f" ({logical:.3f})"
+    return text
+
+
+def layout_sections(records, verdicts):
+    """RESULTS.md's 'Layouts (issue 14)' section: a table per family, then its target rows."""
+    if not any(layout_family(r["case"]) for r in records):
+        return []
+    best = winners(records)
+    text = ["## Layouts (issue 14)", "",
+            "float32, about 2^28 outputs (2^28/s for x[::s]), every call into a preallocated "
+            "out=. Each cell is the ratio of the system's bandwidth, counting the bytes an ideal "
+            "kernel must move, to a device-to-device copy of as many bytes measured in the same "
+            "process (jitvec: jitvec_bench_gpu; torch and CuPy: peers.py), so 1.0 is memory "
+            "speed. ERROR or UNVERIFIED: the output did not match its float64 reference. The "
+            "cases and views are in bench/bench_layouts.hpp; each record's method says more.",
+            ""]
+    for family, title, minimum, ideal in LAYOUT_FAMILIES:
+        cases = layout_cases(records, family)
+        if not cases:
+            continue
+        text += [f"### {title}", "", f"Ideal bytes: {ideal}."
+                 + (f" Target: every case >= {minimum}." if minimum else ""), "",
+                 "| case | n | jitvec | " + " | ".join(LAYOUT_PEERS) + " | winner |",
+                 "|---|---|---|" + "---|" * len(LAYOUT_PEERS) + "---|"]
+        for case in cases:
+            r = find(records, case)
+            any_r = r or next(x for x in records if x["case"] == case)
+            cells = [layout_cell(find(records, case, system=s), family)
+                     for s in ["jitvec"] + LAYOUT_PEERS]
+            text.append(f"| {case} | {pow2(any_r.get('n', 0))} | " + " | ".join(cells)
+                        + f" | {best.get((case, any_r['n'], any_r['dtype']), '')} |")
+        text.append("")
+    rows = [v for v in verdicts if v[0].startswith("issue 14:")]
+    if rows:
+        text += ["### Targets of issue 14", "", "| target | verdict | measured |", "|---|---|---|"]
+        text += [f"| {label} | {v} | {detail} |" for label, v, detail in rows]
+        text.append("")
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,7 +372,7 @@ def environment_lines(metadata):
         lines.append(f"- jitvec {jitvec_version} (benchmarks built with {compiler})")
     if py:
         versions = ", ".join(f"{k} {py[k]}" for k in ("python", "numpy", "cupy", "numba",
-                                                       "numba_cuda", "scipy") if k in py)
+                                                       "numba_cuda", "scipy", "torch") if k in py)
         lines.append(f"- peers: {versions}")
     if cpu:
         lines.append(f"- CPU: {cpu.get('cpu')}, {cpu.get('threads')} threads; host compiler for "
@@ -283,7 +418,7 @@ def write_chart(records, path):
     return True
 
 
-def write_results(path, metadata, rows, errors, verdicts, chart):
+def write_results(path, metadata, records, rows, errors, verdicts, chart):
     passed = sum(1 for _, v, _ in verdicts if v == "PASS")
     missed = sum(1 for _, v, _ in verdicts if v == "MISS")
     text = ["# Benchmark results", ""]
@@ -296,7 +431,8 @@ def write_results(path, metadata, rows, errors, verdicts, chart):
              "", "## Targets", "", f"{passed} PASS, {missed} MISS", "",
              "| target | verdict | measured |", "|---|---|---|"]
     text += [f"| {label} | {v} | {detail} |" for label, v, detail in verdicts]
-    text += ["", "## All measurements", "", markdown_table(rows), ""]
+    text += [""] + layout_sections(records, verdicts)
+    text += ["## All measurements", "", markdown_table(rows), ""]
     if errors:
         text += ["## Errors", ""] + errors + [""]
     if chart:
@@ -331,8 +467,8 @@ def main():
     print(f"\n{passed} PASS, {missed} MISS, {len(verdicts) - passed - missed} not measured")
     os.makedirs(args.out_dir, exist_ok=True)
     chart = write_chart(records, os.path.join(args.out_dir, "bandwidth.png"))
-    write_results(os.path.join(args.out_dir, "RESULTS.md"), metadata, rows, errors, verdicts,
-                  chart)
+    write_results(os.path.join(args.out_dir, "RESULTS.md"), metadata, records, rows, errors,
+                  verdicts, chart)
     print(f"wrote {os.path.join(args.out_dir, 'RESULTS.md')}"
           + (f" and {os.path.join(args.out_dir, 'bandwidth.png')}" if chart else ""))
     return 0
