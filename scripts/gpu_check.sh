@@ -4,6 +4,8 @@
 # including the GPU-tagged ones, the samples on cuda (and against the CPU), the precompiled
 # cache check, and the benchmarks against the hardware ceilings and the peers (Numba, CuPy).
 # Prints a short table last. Outputs (logs, JSON, RESULTS.md, the chart) go to $OUT.
+#   (JITVEC_SANITIZER_TESTS: the Catch2 filter run under compute-sanitizer, default "[gpu]";
+#    JITVEC_SANITIZER_TIMEOUT: seconds per tool, default 300)
 #   usage: bash scripts/gpu_check.sh [--no-bench] [--no-tests] [--no-peers] [--gpu-only] [--probes]
 #                                    [--no-sanitizers]
 #   (--gpu-only: the GPU-tagged tests and the C++ GPU benchmark, nothing else;
@@ -54,7 +56,7 @@ if [ $run_tests = 1 ]; then
     sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck; do
       step tests_gpu_$tool timeout "${JITVEC_SANITIZER_TIMEOUT:-300}" "$sanitizer" --tool $tool \
-        --error-exitcode 1 $B/tests/jitvec_tests "[gpu]"
+        --error-exitcode 1 $B/tests/jitvec_tests "${JITVEC_SANITIZER_TESTS:-[gpu]}"
     done
   fi
 fi
