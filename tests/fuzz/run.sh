@@ -41,6 +41,7 @@ if [ $do_build = 1 ]; then
   cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 fi
 
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 failed=()
 for t in "${targets[@]}"; do
   corpus=$scratch/corpus/$t
@@ -49,15 +50,17 @@ for t in "${targets[@]}"; do
   [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
   echo "== fuzz_$t: ${seconds}s from tests/fuzz/corpus/$t"
   log=$scratch/$t.log
-  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-       -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "${dict[@]}" \
-       "$corpus" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
+  rc=0
+  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "${dict[@]}" \
+    "$corpus" "tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  if [ $rc = 0 ]; then
     echo "   ok: $(sed -n 's/^stat::number_of_executed_units: */executions /p' "$log")," \
          "$(ls "$corpus" | wc -l) new corpus inputs," \
          "$(grep -o 'cov: [0-9]*' "$log" | tail -1)"
   else
     failed+=("$t")
-    echo "   FAILED (rc $?); the report:"
+    echo "   FAILED (rc $rc); the report:"
     grep -v '^#[0-9]' "$log" | tail -n 60
     echo "   reproduce: $build/tests/fuzz/fuzz_$t $(ls "$artifacts/$t-"* 2>/dev/null | head -1)"
   fi
