@@ -6,7 +6,8 @@
 # Prints a short table last. Outputs (logs, JSON, RESULTS.md, the chart) go to $OUT.
 #   (JITVEC_SANITIZER_TESTS: the Catch2 filter run under compute-sanitizer, default "[gpu]";
 #    JITVEC_SANITIZER_TIMEOUT: seconds per tool, default 300)
-#   usage: bash scripts/gpu_check.sh [--no-bench] [--no-tests] [--no-peers] [--gpu-only] [--probes]
+#   (--no-cpu-tests: skip the tests that run anywhere; CI runs them)
+#   usage: bash scripts/gpu_check.sh [--no-cpu-tests] [--no-bench] [--no-tests] [--no-peers] [--gpu-only] [--probes]
 #                                    [--no-sanitizers]
 #   (--gpu-only: the GPU-tagged tests and the C++ GPU benchmark, nothing else;
 #    --probes: also bench/probes/kernel_probes.cu, the hand-written kernels of bench/NOTES.md;
@@ -17,13 +18,14 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/jitvec-gpu}
 LOGS=/tmp/jitvec-gpu-logs
 mkdir -p "$OUT" "$LOGS"
-run_bench=1 run_tests=1 run_peers=1 gpu_only=0 run_probes=0 run_sanitizers=1
+run_bench=1 run_tests=1 run_peers=1 gpu_only=0 run_probes=0 run_sanitizers=1 run_cpu_tests=1
 for a in "$@"; do
   case $a in
     --no-bench) run_bench=0 ;; --no-tests) run_tests=0 ;; --no-peers) run_peers=0 ;;
     --gpu-only) gpu_only=1; run_peers=0 ;;
     --probes) run_probes=1 ;;
     --no-sanitizers) run_sanitizers=0 ;;
+    --no-cpu-tests) run_cpu_tests=0 ;;
   esac
 done
 declare -A status
@@ -51,7 +53,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "
 
 if [ $run_tests = 1 ]; then
   step tests_gpu $B/tests/jitvec_tests "[gpu]" --durations yes
-  [ $gpu_only = 1 ] || step tests_all $B/tests/jitvec_tests "~[gpu]"
+  [ $gpu_only = 1 ] || [ $run_cpu_tests = 0 ] || step tests_all $B/tests/jitvec_tests "~[gpu]"
   if [ $run_sanitizers = 1 ]; then  # any report fails the step (--error-exitcode 1)
     sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck; do
