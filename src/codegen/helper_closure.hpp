@@ -22,6 +22,7 @@ struct HelperSource {
   std::string source;
   std::string origin_file;  // for #line; empty: "helper:<name>"
   int origin_line = 1;
+  std::string origin_path;  // the definition file as the user gave it, for messages only
 };
 
 /// Identifiers in C++ source text, skipping comments, string and character literals.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "codegen/portable_source.hpp"
+
 namespace jitvec::codegen {
 
 std::string c_type(DType t) { return std::string(dtype_c_type(t)); }
@@ -18,15 +20,27 @@ std::string line_directive(int line, const std::string& file, const std::string&
   return fmt::format("#line {} \"{}\"\n", line, escaped);
 }
 
+std::string message_name(const std::string& path, const std::string& file,
+                         const std::string& fallback) {
+  return !path.empty() ? path : !file.empty() ? file : fallback;
+}
+
 }  // namespace
 
 std::string user_code(const UfuncSource& ufunc, const std::vector<const HelperSource*>& helpers) {
   std::string out;
   for (const HelperSource* helper : helpers) {
+    check_portable_source(helper->source,
+                          message_name(helper->origin_path, helper->origin_file,
+                                       "helper:" + helper->name),
+                          helper->origin_line);
     out += line_directive(helper->origin_line, helper->origin_file, "helper:" + helper->name);
     out += helper->source;
     out += '\n';
   }
+  check_portable_source(
+      ufunc.source, message_name(ufunc.origin_path, ufunc.origin_file, "ufunc:" + ufunc.name),
+      ufunc.origin_line);
   out += line_directive(ufunc.origin_line, ufunc.origin_file, "ufunc:" + ufunc.name);
   out += ufunc.source;
   out += '\n';

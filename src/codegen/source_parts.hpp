@@ -4,7 +4,8 @@
 // function, then the loops (src/kernels). This file writes the parts that do not depend on
 // the kernels:
 //   - user_code(): helpers and the user's function, each under a `#line` directive so compiler
-//     messages name the user's file (or "ufunc:<name>") and line;
+//     messages name the user's file (or "ufunc:<name>") and line; it first checks that each
+//     uses only what every target has (portable_source.hpp);
 //   - apply_function(): `jitvec_apply(L0 a0, ...)`, calling the user's function with the loop's
 //     argument types and converting the result to the loop's result type;
 #pragma once
@@ -23,6 +24,7 @@ struct UfuncSource {
   std::string source;
   std::string origin_file;  // empty: "ufunc:<name>"
   int origin_line = 1;
+  std::string origin_path;  // the definition file as the user gave it, for messages only
 };
 
 std::string user_code(const UfuncSource& ufunc, const std::vector<const HelperSource*>& helpers);

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <thread>
 
+#include "codegen/portable_source.hpp"
 #include "compile/compile_time_limit.hpp"
 #include "compile/nvrtc_library.hpp"
 #include "core/log.hpp"
@@ -31,9 +32,18 @@ void check_nvrtc(const Nvrtc& nvrtc, nvrtcResult result, const char* call) {
 // Owns one nvrtcProgram; destroys it through the loaded library.
 class Program {
  public:
+  // The portable standard headers (codegen/portable_source.hpp) are handed over as texts,
+  // which NVRTC reads only when the source includes one.
   Program(const Nvrtc& nvrtc, const std::string& source, const std::string& name) : nvrtc_(nvrtc) {
-    check_nvrtc(nvrtc_, nvrtc_.createProgram(&program_, source.c_str(), name.c_str(), 0, nullptr,
-                                             nullptr),
+    std::vector<const char*> texts;
+    std::vector<const char*> names;
+    for (const codegen::PortableHeader& header : codegen::portable_headers()) {
+      texts.push_back(header.nvrtc_text);
+      names.push_back(header.name);
+    }
+    check_nvrtc(nvrtc_, nvrtc_.createProgram(&program_, source.c_str(), name.c_str(),
+                                             static_cast<int>(texts.size()), texts.data(),
+                                             names.data()),
                 "nvrtcCreateProgram");
   }
   Program(const Program&) = delete;
@@ -111,7 +121,9 @@ int parse_arch(const std::string& arch) {
 
 std::vector<std::string> nvrtc_options(const std::string& arch) {
   parse_arch(arch);
-  return {"--gpu-architecture=" + arch, "--std=c++17", "--minimal"};
+  // -default-device: a function without __device__ is a device function, as on the host
+  // (where __device__ means nothing), so both targets accept the same sources.
+  return {"--gpu-architecture=" + arch, "--std=c++17", "--minimal", "-default-device"};
 }
 
 std::string nvrtc_version() {

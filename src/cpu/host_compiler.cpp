@@ -12,6 +12,7 @@
 #include <iterator>
 #include <mutex>
 #include <signal.h>
+#include <regex>
 #include <sstream>
 #include <string_view>
 
@@ -37,7 +38,10 @@ namespace fs = std::filesystem;
 // that flag is part of the cache key, so a v2 machine never loads a v3 object. With glibc on
 // x86-64 the vectorizer may call libmvec's SIMD expf/sinf/... (declared in the prelude).
 // -Wl,-z,defs turns a call to a declared but undefined function into a compile error that names
-// it, instead of a load error.
+// it, instead of a load error. No source excerpts in messages (GCC's
+// -fno-diagnostics-show-caret, Clang's -fno-caret-diagnostics, added in resolve_host_compiler):
+// the compiler would print the line of whatever file has the `#line` name in its working
+// folder; codegen::annotate_compile_log() adds the user's line and the caret instead.
 const char* const kBaseFlags[] = {
     "-std=c++17",         "-O3",                 "-fPIC",         "-shared",
     "-fno-math-errno",    "-fno-trapping-math",  "-ffp-contract=off",
@@ -185,6 +189,17 @@ std::string source_file_name(const std::string& ufunc_name) {
   return (stem.empty() ? std::string("ufunc") : stem) + ".cpp";
 }
 
+/// `text` without the scratch folder's path and the linker's temporary object names, so that
+/// messages name no temporary file (the source's own lines carry `#line` names).
+std::string without_scratch_names(std::string text, const fs::path& folder) {
+  const std::string prefix = folder.string() + "/";
+  for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
+    text.erase(at, prefix.size());
+  }
+  static const std::regex temporary_object(R"([^\s:'"]*/cc[A-Za-z0-9]{6}\.o)");
+  return std::regex_replace(text, temporary_object, "<object>");
+}
+
 }  // namespace
 
 HostCompilerSearch HostCompilerSearch::from_environment() {
@@ -208,6 +223,9 @@ HostCompiler resolve_host_compiler(const HostCompilerSearch& search) {
   compiler.identity =
       fmt::format("{}; target {}; {}", version, target, error ? compiler.path : resolved.string());
   compiler.flags.assign(std::begin(kBaseFlags), std::end(kBaseFlags));
+  compiler.flags.push_back(version.find("clang") != std::string::npos
+                               ? "-fno-caret-diagnostics"
+                               : "-fno-diagnostics-show-caret");
 #if defined(__x86_64__)
   if (target.rfind("x86_64", 0) == 0) {
     const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
@@ -286,14 +304,16 @@ std::string compile_shared_object(const std::string& source, const std::string& 
 #endif
   command.push_back("-lm");
   const std::optional<std::chrono::duration<double>> limit = compile::compile_time_limit();
-  const ProcessResult result = run_program(command, limit);
+  ProcessResult result = run_program(command, limit);
+  result.output = without_scratch_names(std::move(result.output), folder.path());
+  const std::string shown_command = without_scratch_names(format_command(command), folder.path());
   if (result.timed_out) {
     throw CompileError(
         fmt::format("host compiler did not finish compiling ufunc '{}' within {:g} s and was "
                     "stopped (JITVEC_COMPILE_TIMEOUT sets the limit in seconds, 0 for none)"
                     "{}{}\ncommand: {}",
                     ufunc_name, limit->count(), result.output.empty() ? "" : ":\n",
-                    result.output, format_command(command)),
+                    result.output, shown_command),
         ufunc_name, result.output, compiler.flags);
   }
   if (!result.succeeded()) {
@@ -301,14 +321,14 @@ std::string compile_shared_object(const std::string& source, const std::string& 
                                 ? fmt::format("killed by signal {}", result.signal)
                                 : fmt::format("exit status {}", result.exit_status);
     throw CompileError(fmt::format("host compiler failed to compile ufunc '{}' ({}):\n{}\ncommand: {}",
-                                   ufunc_name, how, result.output, format_command(command)),
+                                   ufunc_name, how, result.output, shown_command),
                        ufunc_name, result.output, compiler.flags);
   }
   std::string object = read_file(object_path);
   if (object.empty()) {
     throw CompileError(fmt::format("host compiler reported success for ufunc '{}' but wrote no "
                                    "object:\n{}\ncommand: {}",
-                                   ufunc_name, result.output, format_command(command)),
+                                   ufunc_name, result.output, shown_command),
                        ufunc_name, result.output, compiler.flags);
   }
   const double milliseconds =

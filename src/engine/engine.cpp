@@ -253,7 +253,8 @@ void Engine::define_device_function(const std::string& name, const std::string& 
     throw DefinitionError(fmt::format("'{}' is already defined in this engine", name));
   }
   impl_->helpers.emplace(
-      name, codegen::HelperSource{name, source, origin_name(origin.origin_file), origin.origin_line});
+      name, codegen::HelperSource{name, source, origin_name(origin.origin_file), origin.origin_line,
+                                  origin.origin_file});
 }
 
 Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>& signatures,
@@ -278,7 +279,8 @@ Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>&
   }
   auto impl = std::make_shared<detail::UfuncImpl>(
       *impl_, impl_, name, std::move(parsed),
-      codegen::UfuncSource{name, source, origin_name(options.origin_file), options.origin_line},
+      codegen::UfuncSource{name, source, origin_name(options.origin_file), options.origin_line,
+                           options.origin_file},
       options.target);
   std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
   if (impl_->helpers.count(name) || impl_->ufuncs.count(name)) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/portable_source.hpp"
 #include "kernels/module_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "core/log.hpp"
@@ -151,7 +152,12 @@ CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
   return lookup_or_compile<CudaBinaries>(
       key, fmt::format("'{}' {} for {}", def.ufunc->name, def.spec.describe(), arch), disk,
       counters, mode, unpack_cuda, [&](cache::CacheEntry& entry) {
-        compile::CudaBinary binary = compile::compile_cuda(source, def.ufunc->name, arch);
+        compile::CudaBinary binary;
+        try {
+          binary = compile::compile_cuda(source, def.ufunc->name, arch);
+        } catch (const CompileError& e) {
+          throw codegen::with_user_lines(e, source, *def.ufunc, def.helpers);
+        }
         entry.add_payload(cache::payload_kind::cubin, std::move(binary.cubin));
         entry.add_payload(cache::payload_kind::ptx, std::move(binary.ptx));
         entry.add_payload(cache::payload_kind::source, source);
@@ -166,7 +172,12 @@ HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
   return lookup_or_compile<HostBinary>(
       key, fmt::format("'{}' {} for the host", def.ufunc->name, def.spec.describe()), disk,
       counters, mode, unpack_host, [&](cache::CacheEntry& entry) {
-        std::string so = cpu::compile_shared_object(source, def.ufunc->name, cpu::host_compiler());
+        std::string so;
+        try {
+          so = cpu::compile_shared_object(source, def.ufunc->name, cpu::host_compiler());
+        } catch (const CompileError& e) {
+          throw codegen::with_user_lines(e, source, *def.ufunc, def.helpers);
+        }
         entry.add_payload(cache::payload_kind::shared_object, std::move(so));
         entry.add_payload(cache::payload_kind::source, source);
       });

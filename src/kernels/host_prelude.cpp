@@ -17,6 +17,7 @@ constexpr std::string_view kHostPrelude = R"prelude(// ---- jitvec host prelude:
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>  // printf, which CUDA device code has
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -24,6 +25,7 @@ constexpr std::string_view kHostPrelude = R"prelude(// ---- jitvec host prelude:
 // The C headers too: CUDA code calls expf, int32_t, memcpy unqualified.
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

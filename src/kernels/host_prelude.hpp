@@ -6,7 +6,7 @@
 //   - defines JITVEC_HOST (1), so user code can `#ifdef JITVEC_HOST`;
 //   - defines CUDA's function qualifiers __device__, __host__, __forceinline__, __noinline__ and
 //     __constant__ for the host (__restrict__ is GCC's and Clang's own);
-//   - includes <cmath>, <cstdint>, <cstring>, <limits>, <algorithm>, <type_traits> (and their C
+//   - includes <cmath>, <cstdint>, <cstdio>, <cstring>, <limits>, <algorithm>, <type_traits> (and their C
 //     forms, so int32_t, expf, memcpy are visible unqualified, as in CUDA);
 //   - provides CUDA's math API where the C library lacks it (rsqrtf, sinpif, erfinvf, normcdff,
 //     min/max overloads, ...), CUDA's float overloads (sin(float) is float), and CUDA's
