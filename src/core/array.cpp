@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "core/array_layout.hpp"
@@ -26,9 +27,16 @@ std::int64_t element_count(const Shape& shape) {
   return n;
 }
 
+// Every dimension non-negative, and the product of the non-zero ones (what size() and the
+// contiguous strides multiply) fits in int64, as NumPy checks ("array is too big").
 void check_shape(const Shape& shape) {
+  std::int64_t product = 1;
   for (std::int64_t s : shape) {
     if (s < 0) throw ArgumentError(fmt::format("negative dimension in shape {}", shape_to_string(shape)));
+    if (s > 0 && __builtin_mul_overflow(product, s, &product)) {
+      throw ArgumentError(fmt::format("shape {} has more elements than an int64 counts",
+                                      shape_to_string(shape)));
+    }
   }
 }
 
@@ -120,6 +128,8 @@ Array Array::slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t
     throw ArgumentError(fmt::format("slice: axis {} out of range for a {}-d array", axis, ndim()));
   }
   if (step == 0) throw ArgumentError("slice: step must not be zero");
+  // As Python does, so that -step is defined.
+  if (step < -std::numeric_limits<std::int64_t>::max()) step = -std::numeric_limits<std::int64_t>::max();
   const std::int64_t n = shape_[axis];
   // Python's slice.indices().
   auto clamp = [&](std::int64_t i, std::int64_t lo, std::int64_t hi) {
@@ -134,19 +144,25 @@ Array Array::slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t
     first = clamp(start, -1, n - 1);
     last = stop < -n ? -1 : clamp(stop, -1, n - 1);
   }
-  std::int64_t count = step > 0 ? (last - first + step - 1) / step : (first - last - step - 1) / -step;
-  if (count < 0) count = 0;
+  // first and last lie in [-1, n]: their difference cannot overflow, step + difference can.
+  const std::int64_t count = step > 0 ? (last > first ? (last - first - 1) / step + 1 : 0)
+                                      : (first > last ? (first - last - 1) / -step + 1 : 0);
   Array v = *this;
-  if (count > 0) {
-    v.data_ = static_cast<char*>(data_) +
-              static_cast<std::ptrdiff_t>(first * strides_[axis]) * static_cast<std::ptrdiff_t>(dtype_size(dtype_));
+  std::int64_t offset = 0, stride = strides_[axis];
+  if ((count > 0 && (__builtin_mul_overflow(first, strides_[axis], &offset) ||
+                     __builtin_mul_overflow(offset, static_cast<std::int64_t>(dtype_size(dtype_)), &offset))) ||
+      (count > 1 && __builtin_mul_overflow(strides_[axis], step, &stride))) {
+    throw ArgumentError(fmt::format("slice: offsets of slice({}, {}, {}, {}) overflow int64 on {}",
+                                    axis, start, stop, step, describe()));
   }
+  if (count > 0) v.data_ = static_cast<char*>(data_) + offset;
   v.shape_[axis] = count;
-  v.strides_[axis] = strides_[axis] * step;
+  v.strides_[axis] = stride;  // a dimension of 0 or 1 keeps its stride: it is never stepped
   return v;
 }
 
 Array Array::broadcast_to(const Shape& shape) const {
+  check_shape(shape);
   if (shape.size() < shape_.size()) {
     throw BroadcastError(fmt::format("cannot broadcast shape {} to {} (fewer dimensions)",
                                      shape_to_string(shape_), shape_to_string(shape)));

@@ -12,11 +12,12 @@
 #include <iterator>
 #include <mutex>
 #include <signal.h>
-#include <regex>
 #include <sstream>
 #include <string_view>
 
 #include <fmt/format.h>
+
+#include <cctype>
 
 #include "compile/compile_time_limit.hpp"
 #include "core/log.hpp"
@@ -196,8 +197,26 @@ std::string without_scratch_names(std::string text, const fs::path& folder) {
   for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
     text.erase(at, prefix.size());
   }
-  static const std::regex temporary_object(R"([^\s:'"]*/cc[A-Za-z0-9]{6}\.o)");
-  return std::regex_replace(text, temporary_object, "<object>");
+  // Each "<path>/ccXXXXXX.o" (GCC's temporary objects) becomes "<object>". Written out rather
+  // than with std::regex: <regex> instantiates locale facets in this library, which crashed
+  // (SIGSEGV in codecvt) in a Python process whose other extensions loaded another libstdc++.
+  auto in_path = [](char c) {
+    return !std::isspace(static_cast<unsigned char>(c)) && c != ':' && c != '\'' && c != '"';
+  };
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t at = text.find("/cc"); at != std::string::npos; at = text.find("/cc", at + 1)) {
+    std::size_t end = at + 3;
+    while (end < text.size() && end < at + 9 && std::isalnum(static_cast<unsigned char>(text[end]))) ++end;
+    if (end != at + 9 || text.compare(end, 2, ".o") != 0) continue;
+    std::size_t begin = at;
+    while (begin > copied && in_path(text[begin - 1])) --begin;
+    out.append(text, copied, begin - copied);
+    out += "<object>";
+    copied = end + 2;
+  }
+  out.append(text, copied, std::string::npos);
+  return out;
 }
 
 }  // namespace

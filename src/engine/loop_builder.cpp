@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <optional>
-#include <regex>
 #include <string_view>
 #include <vector>
 
@@ -27,18 +27,45 @@ void add_common_fields(cache::CacheKey& key, const LoopDefinition& def) {
 }
 
 // The names a compiler log reports as undeclared: NVRTC's `identifier "f" is undefined`, GCC's
-// `'f' was not declared in this scope`, Clang's `use of undeclared identifier 'f'`.
+// `'f' was not declared in this scope` (or with typographic quotes), Clang's `use of undeclared
+// identifier 'f'`. Plain string search: std::regex crashed in a process whose other libraries
+// loaded another libstdc++ (its locale facets).
 std::vector<std::string> undeclared_names(const std::string& log) {
-  static const std::regex pattern(
-      R"re(identifier "(\w+)" is undefined|(?:'|‘)(\w+)(?:'|’) was not declared in this scope|undeclared identifier (?:'|‘)(\w+)(?:'|’))re");
   std::vector<std::string> names;
-  for (std::sregex_iterator it(log.begin(), log.end(), pattern), end; it != end; ++it) {
-    for (std::size_t group = 1; group < it->size(); ++group) {
-      if ((*it)[group].matched && std::find(names.begin(), names.end(), (*it)[group].str()) == names.end()) {
-        names.push_back((*it)[group].str());
-      }
+  auto add = [&](std::string name) {
+    if (name.empty()) return;
+    for (char c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return;
     }
-  }
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+  };
+  // The identifier between `open` and `close` that ends right before `suffix`, for each `suffix`.
+  auto before = [&](std::string_view suffix, std::string_view close, std::string_view open) {
+    for (std::size_t at = log.find(suffix); at != std::string::npos; at = log.find(suffix, at + 1)) {
+      if (at < close.size() || log.compare(at - close.size(), close.size(), close) != 0) continue;
+      const std::size_t end = at - close.size();  // where the closing quote starts
+      if (end == 0) continue;
+      const std::size_t begin = log.rfind(open, end - 1);
+      if (begin == std::string::npos || begin + open.size() > end) continue;
+      add(log.substr(begin + open.size(), end - begin - open.size()));
+    }
+  };
+  // The identifier between `open` and `close` right after `prefix`, for each `prefix`.
+  auto after = [&](std::string_view prefix, std::string_view open, std::string_view close) {
+    for (std::size_t at = log.find(prefix); at != std::string::npos; at = log.find(prefix, at + 1)) {
+      std::size_t begin = at + prefix.size();
+      if (log.compare(begin, open.size(), open) != 0) continue;
+      begin += open.size();
+      const std::size_t end = log.find(close, begin);
+      if (end == std::string::npos) continue;
+      add(log.substr(begin, end - begin));
+    }
+  };
+  before(" is undefined", "\"", "\"");
+  before(" was not declared in this scope", "'", "'");
+  before(" was not declared in this scope", "\u2019", "\u2018");
+  after("undeclared identifier ", "'", "'");
+  after("undeclared identifier ", "\u2018", "\u2019");
   return names;
 }
 
