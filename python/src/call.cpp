@@ -62,7 +62,9 @@ TypeInfo& type_info(PyObject* obj) {
   TypeInfo info;
   const std::string root = root_module(type);
   info.lib = root == "numpy" ? Lib::numpy : root == "cupy" ? Lib::cupy : root == "torch" ? Lib::torch : Lib::other;
-  info.buffer = PyObject_CheckBuffer(obj);
+  // CuPy's ndarray type has the buffer slot but refuses it for device memory (the H200 run:
+  // "Accessing a CuPy ndarray on CPU is not allowed"): CuPy arrays always come in by DLPack.
+  info.buffer = PyObject_CheckBuffer(obj) && info.lib != Lib::cupy;
   info.dlpack = nb::hasattr(obj, "__dlpack__");
   info.cai = nb::hasattr(obj, "__cuda_array_interface__");
   if (info.lib == Lib::numpy) {
