@@ -79,6 +79,9 @@ TypeInfo& type_info(PyObject* obj) {
   } else {
     info.from_dlpack = nb::none();
   }
+  // The table keeps the type alive: a type freed and another made at its address (classes
+  // defined in a function) would otherwise find the old type's facts (found on the H200).
+  Py_INCREF(reinterpret_cast<PyObject*>(type));
   return g->types.emplace(type, std::move(info)).first->second;
 }
 
