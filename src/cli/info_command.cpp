@@ -55,8 +55,12 @@ struct MachineFacts {
 
 MachineFacts gather_facts() {
   MachineFacts facts;
-  facts.nvrtc_version = compile::nvrtc_version();
-  for (int arch : compile::supported_archs()) facts.nvrtc_archs.push_back(fmt::format("sm_{}", arch));
+  try {  // no NVRTC is a fact to report (CPU-only machines, precompiled caches), not a failure
+    facts.nvrtc_version = compile::nvrtc_version();
+    for (int arch : compile::supported_archs()) facts.nvrtc_archs.push_back(fmt::format("sm_{}", arch));
+  } catch (const Error& e) {
+    facts.nvrtc_version = fmt::format("none ({})", e.what());
+  }
 
   try {
     facts.host_compiler = cpu::host_compiler();
