@@ -59,5 +59,5 @@ done
 echo
 echo "==> summary (target $target; total $(seconds_since "$started_all") s)"
 printf '  %s\n' "${summary[@]}"
-echo "  tests: ctest --test-dir build --output-on-failure"
+echo "  tests: ctest --test-dir build --output-on-failure && bash scripts/test_python.sh"
 exit $failed
