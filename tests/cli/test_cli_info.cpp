@@ -62,4 +62,15 @@ TEST_CASE("jitvec info says why there is no GPU", "[cli]") {
   CHECK(jitvec::test::contains(run.out, "CUDA driver:    none: "));
   CHECK(jitvec::test::contains(run.out, "NVRTC:"));
 }
+TEST_CASE("jitvec info without NVRTC says so and still describes the rest", "[cli]") {
+  TempFolder scratch;
+  const CommandOutput run =
+      run_jitvec({"info"}, {kNoDriver, "JITVEC_NVRTC=/nonexistent/libnvrtc.so",
+                            "JITVEC_CACHE_DIR=" + (scratch.path() / "cache").string()});
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("NVRTC:          none (no NVRTC") != std::string::npos);
+  CHECK(run.out.find("/nonexistent/libnvrtc.so") != std::string::npos);
+}
+
 #endif  // JITVEC_CLI_PATH
