@@ -88,6 +88,13 @@ if [ $run_bench = 1 ]; then
   if [ $run_peers = 1 ]; then
     step bench_peers env PYTHONUNBUFFERED=1 python3 bench/peers.py --json "$OUT/peers.json"
     reports+=("$OUT/peers.json")
+    # Each issue's own peers (bench/peers_<topic>.py: the same flags and record schema).
+    for script in bench/peers_*.py; do
+      [ -e "$script" ] || continue
+      topic=$(basename "$script" .py)
+      step "bench_$topic" env PYTHONUNBUFFERED=1 python3 "$script" --json "$OUT/$topic.json"
+      reports+=("$OUT/$topic.json")
+    done
   fi
   step report python3 bench/report.py --out-dir "$OUT" "${reports[@]}"
   cat "$LOGS/report.log"
