@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "jitvec/gufunc.hpp"
 #include "jitvec/ufunc.hpp"
 
 namespace jitvec {
@@ -93,6 +94,18 @@ class Engine {
   /// Reads helpers and ufuncs from a TOML definition file (see README); returns the ufuncs
   /// it defined. Errors name the file, line and entry.
   std::vector<Ufunc> load_definitions(const std::filesystem::path& file);
+
+  /// Registers a generalized ufunc (jitvec/gufunc.hpp): `signatures` list every operand's
+  /// type ("void(float32[:], float32[:], float32)"), `layout` is NumPy's ("(n),(n)->()"), and
+  /// `source` defines a void function called `name` taking one jitvec::View per operand.
+  /// Throws SignatureError for a bad layout or signature, DefinitionError for a duplicate name
+  /// or a signature that does not fit the layout. Compilation happens at first use.
+  Gufunc guvectorize(const std::string& name, const std::vector<std::string>& signatures,
+                     const std::string& layout, const std::string& source,
+                     const VectorizeOptions& options = {});
+  /// A gufunc defined earlier; throws DefinitionError if none has that name.
+  Gufunc gufunc(const std::string& name) const;
+  std::vector<std::string> gufunc_names() const;
 
   /// A ufunc defined earlier; throws DefinitionError if none has that name.
   Ufunc ufunc(const std::string& name) const;

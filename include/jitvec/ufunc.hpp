@@ -151,6 +151,29 @@ class Ufunc {
   /// The non-template entry point behind operator().
   Array call(const Arg* args, std::size_t count) const;
 
+  /// NumPy's `f.outer(a, b)`: f(a[i...], b[j...]) for every pair, of shape a.shape + b.shape,
+  /// with the options of a call (out(), on(), target()). Nothing is materialized: `a` enters
+  /// the ordinary call as a view with zero strides over b's dimensions. Only for ufuncs of two
+  /// inputs (else ArgumentError naming the ufunc and the method). Source: src/engine/ufunc_methods.cpp.
+  template <class... A> Array outer(const A&... args) const {
+    const Arg packed[] = {Arg(args)...};
+    return outer_call(packed, sizeof...(A));
+  }
+  Array outer_call(const Arg* args, std::size_t count) const;
+
+  /// NumPy's `f.at(a, indices, b)`: a[indices[j]] = f(a[indices[j]], b[j]) for each j in order,
+  /// in place and unbuffered (a repeated index is updated every time: an add.at histogram
+  /// counts every hit). `indices`: a 1-d integer array of positions along a's first axis
+  /// (negative counts from the end), all checked before anything is written; `b` broadcasts to
+  /// (len(indices),) + a.shape[1:] or is a scalar. Options: on(), target(); no out=. Exact and
+  /// deterministic for any function on every target (src/engine/ufunc_at.hpp says how). Only
+  /// for ufuncs of two inputs.
+  template <class... A> void at(const A&... args) const {
+    const Arg packed[] = {Arg(args)...};
+    at_call(packed, sizeof...(A));
+  }
+  void at_call(const Arg* args, std::size_t count) const;
+
   const std::string& name() const;
   const std::vector<Signature>& signatures() const;
   /// Number of inputs (every signature has the same number).

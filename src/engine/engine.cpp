@@ -69,6 +69,14 @@ std::string closest_suggestion(const std::string& wanted, const std::vector<std:
 
 }  // namespace
 
+// The same checks and origin names for the definitions made elsewhere (engine/gufunc.cpp).
+namespace engine {
+void check_definition_text(const char* what, const std::string& name, const std::string& source) {
+  check_definition(what, name, source);
+}
+std::string definition_origin(const std::string& file) { return origin_name(file); }
+}  // namespace engine
+
 // ---- Engine::Impl ----
 
 Engine::Impl::Impl(EngineOptions opts) : options(std::move(opts)) {
@@ -234,9 +242,11 @@ Engine::~Engine() {
   // breaks the cycle Impl -> registry -> UfuncImpl -> Impl. Ufuncs still held elsewhere keep
   // working; the last one frees the Impl.
   std::map<std::string, std::shared_ptr<detail::UfuncImpl>> registered;
+  std::map<std::string, std::shared_ptr<detail::GufuncImpl>> registered_gufuncs;
   {
     std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
     registered.swap(impl_->ufuncs);
+    registered_gufuncs.swap(impl_->gufuncs);
   }
 }  // the ufuncs no handle holds are freed here, outside the lock; impl_ goes with the last share
 

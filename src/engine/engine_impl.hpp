@@ -36,6 +36,7 @@
 #include "engine/host_pipeline.hpp"
 #include "engine/loop_builder.hpp"
 #include "engine/loop_table.hpp"
+#include "engine/method_module.hpp"
 #include "jitvec/engine.hpp"
 
 namespace jitvec::engine {
@@ -72,6 +73,8 @@ class UfuncImpl {
   // Caches of loaded loops: filling them does not change what the ufunc is.
   mutable engine::LoopTable<engine::CudaLoop> cuda_loops;
   mutable engine::LoopTable<engine::HostLoop> host_loops;
+  /// Loaded modules of this ufunc's at() (engine/ufunc_at.hpp).
+  mutable engine::MethodModules method_modules;
 };
 
 }  // namespace jitvec::detail
@@ -117,6 +120,7 @@ struct Engine::Impl {
   mutable std::shared_mutex registry_mutex;
   std::map<std::string, codegen::HelperSource> helpers;
   std::map<std::string, std::shared_ptr<detail::UfuncImpl>> ufuncs;
+  std::map<std::string, std::shared_ptr<detail::GufuncImpl>> gufuncs;  // engine/gufunc.hpp
 
  private:
   std::shared_ptr<const engine::CudaLoop> make_cuda_loop(const detail::UfuncImpl& ufunc,

@@ -24,6 +24,12 @@ void add_common_fields(cache::CacheKey& key, const LoopDefinition& def) {
   key.add("jitvec", kVersion);
   key.add("ufunc", def.ufunc->name);
   key.add("loop", def.spec.describe());
+  if (def.method) key.add("method", def.method->what);
+}
+
+// What the loop is, for messages.
+std::string loop_what(const LoopDefinition& def) {
+  return def.method ? def.method->what : def.spec.describe();
 }
 
 // The names a compiler log reports as undeclared: NVRTC's `identifier "f" is undefined`, GCC's
@@ -174,10 +180,11 @@ cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& sour
 
 CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
                              cache::DiskCache* disk, BuildCounters& counters, LookupMode mode) {
-  const std::string source = kernels::generate_cuda_source(*def.ufunc, def.helpers, def.spec);
+  const std::string source = def.method ? def.method->source(false, def.helpers)
+                                        : kernels::generate_cuda_source(*def.ufunc, def.helpers, def.spec);
   const cache::CacheKey key = cuda_loop_key(def, arch, source);
   return lookup_or_compile<CudaBinaries>(
-      key, fmt::format("'{}' {} for {}", def.ufunc->name, def.spec.describe(), arch), disk,
+      key, fmt::format("'{}' {} for {}", def.ufunc->name, loop_what(def), arch), disk,
       counters, mode, unpack_cuda, [&](cache::CacheEntry& entry) {
         compile::CudaBinary binary;
         try {
@@ -194,10 +201,11 @@ CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
 
 HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                            BuildCounters& counters, LookupMode mode) {
-  const std::string source = kernels::generate_host_source(*def.ufunc, def.helpers, def.spec);
+  const std::string source = def.method ? def.method->source(true, def.helpers)
+                                        : kernels::generate_host_source(*def.ufunc, def.helpers, def.spec);
   const cache::CacheKey key = host_loop_key(def, source);
   return lookup_or_compile<HostBinary>(
-      key, fmt::format("'{}' {} for the host", def.ufunc->name, def.spec.describe()), disk,
+      key, fmt::format("'{}' {} for the host", def.ufunc->name, loop_what(def)), disk,
       counters, mode, unpack_host, [&](cache::CacheEntry& entry) {
         std::string so;
         try {

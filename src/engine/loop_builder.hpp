@@ -15,6 +15,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,15 @@ struct LoopDefinition {
   const codegen::UfuncSource* ufunc;
   std::vector<const codegen::HelperSource*> helpers;
   codegen::LoopSpec spec;
+  /// Set for a module other than the map loops (a gufunc's, a ufunc's at(): engine/
+  /// method_module.hpp): `what` it is goes into the cache key as a field of its own, so such a
+  /// module never shares a key with a map loop, and `source` writes its text for the GPU
+  /// (host = false) or the host. Unset for the map loops.
+  struct Method {
+    std::string what;
+    std::function<std::string(bool host, const std::vector<const codegen::HelperSource*>& helpers)> source;
+  };
+  std::optional<Method> method;
 };
 
 /// A GPU loop for `arch` ("sm_90"). An entry found in the cache without a cubin or PTX is a

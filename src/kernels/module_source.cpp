@@ -67,6 +67,8 @@ std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
   return source;
 }
 
+std::string_view device_prelude() { return kDevicePrelude; }
+
 std::string generate_host_source(const codegen::UfuncSource& ufunc,
                                  const std::vector<const codegen::HelperSource*>& helpers,
                                  const codegen::LoopSpec& spec) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/helper_closure.hpp"
@@ -21,6 +22,9 @@ namespace jitvec::kernels {
 std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
                                  const std::vector<const codegen::HelperSource*>& helpers,
                                  const codegen::LoopSpec& spec);
+
+/// The device prelude every GPU module starts with (also the gufunc and at modules').
+std::string_view device_prelude();
 
 std::string generate_host_source(const codegen::UfuncSource& ufunc,
                                  const std::vector<const codegen::HelperSource*>& helpers,

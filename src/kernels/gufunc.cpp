@@ -1,0 +1,238 @@
+#include "kernels/gufunc.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "jitvec/errors.hpp"
+#include "kernels/gufunc_views.hpp"
+#include "kernels/host_prelude.hpp"
+#include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_text.hpp"
+#include "kernels/method_kernel.hpp"
+#include "kernels/module_source.hpp"
+
+namespace jitvec::kernels {
+namespace {
+
+[[noreturn]] void layout_error(std::string_view text, std::size_t at, const std::string& what) {
+  throw SignatureError(fmt::format("gufunc layout \"{}\": {} (at column {})", text, what, at + 1));
+}
+
+class LayoutParser {
+ public:
+  explicit LayoutParser(std::string_view text) : text_(text) {}
+
+  GufuncLayout parse() {
+    GufuncLayout layout;
+    operand_list(layout);
+    layout.nin = layout.operands();
+    skip_spaces();
+    if (text_.compare(at_, 2, "->") != 0) layout_error(text_, at_, "expected \"->\" after the inputs");
+    at_ += 2;
+    operand_list(layout);
+    skip_spaces();
+    if (at_ != text_.size()) layout_error(text_, at_, "unexpected text after the outputs");
+    if (layout.nin == 0) layout_error(text_, 0, "a gufunc needs at least one input");
+    return layout;
+  }
+
+ private:
+  void skip_spaces() {
+    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+  }
+  bool next_is(char c) {
+    skip_spaces();
+    return at_ < text_.size() && text_[at_] == c;
+  }
+
+  void operand_list(GufuncLayout& layout) {
+    operand(layout);
+    while (next_is(',')) {
+      ++at_;
+      operand(layout);
+    }
+  }
+
+  void operand(GufuncLayout& layout) {
+    if (!next_is('(')) layout_error(text_, at_, "expected \"(\" opening an operand's core dimensions");
+    if (layout.operands() == kGufuncMaxOperands) {
+      layout_error(text_, at_, fmt::format("more than {} operands", kGufuncMaxOperands));
+    }
+    ++at_;
+    std::vector<int> dims;
+    if (next_is(')')) {
+      ++at_;
+      layout.core.push_back(dims);
+      return;
+    }
+    while (true) {
+      skip_spaces();
+      const std::size_t begin = at_;
+      while (at_ < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(text_[at_])) || text_[at_] == '_')) {
+        ++at_;
+      }
+      if (begin == at_ || std::isdigit(static_cast<unsigned char>(text_[begin]))) {
+        layout_error(text_, begin, "expected a dimension name (a C identifier)");
+      }
+      const std::string name(text_.substr(begin, at_ - begin));
+      if (dims.size() == static_cast<std::size_t>(kGufuncMaxCoreDims)) {
+        layout_error(text_, begin, fmt::format("more than {} core dimensions in one operand",
+                                               kGufuncMaxCoreDims));
+      }
+      int id = 0;
+      while (id < static_cast<int>(layout.names.size()) && layout.names[id] != name) ++id;
+      if (id == static_cast<int>(layout.names.size())) layout.names.push_back(name);
+      dims.push_back(id);
+      if (next_is(',')) {
+        ++at_;
+        continue;
+      }
+      if (next_is(')')) {
+        ++at_;
+        break;
+      }
+      layout_error(text_, at_, "expected \",\" or \")\" after a dimension name");
+    }
+    layout.core.push_back(dims);
+  }
+
+  std::string_view text_;
+  std::size_t at_ = 0;
+};
+
+std::string operand_text(const GufuncLayout& layout, int k) {
+  std::string text = "(";
+  for (std::size_t d = 0; d < layout.core[k].size(); ++d) {
+    if (d) text += ',';
+    text += layout.names[layout.core[k][d]];
+  }
+  return text + ")";
+}
+
+constexpr const char* kParams = R"(struct jitvec_gufunc_params {
+  void* data[${ops}];
+  unsigned long long scalar[${ops}];
+  long long n;
+  long long ndim;
+  long long sizes[${dims}];
+  long long strides[${ops}][${dims}];
+  long long core_extent[${ops}][${core}];
+  long long core_stride[${ops}][${core}];
+};
+)";
+
+// The offsets of every operand for loop element i: one multiply per operand for a 1-d space,
+// else a division per dimension (innermost first).
+constexpr const char* kBody = R"(    long long off[${operands}];
+    const long long i = t;
+    if (p.ndim == 1) {
+${flat_offsets}    } else {
+${zero_offsets}      long long rem = i;
+      for (int d = 0; d < p.ndim; ++d) {
+        const long long q = rem / p.sizes[d];
+        const long long c = rem - q * p.sizes[d];
+        rem = q;
+${add_offsets}      }
+    }
+${views}    ${function}(${arguments});
+)";
+
+std::string body(const codegen::UfuncSource& function, const GufuncSpec& spec) {
+  const GufuncLayout& layout = spec.layout;
+  std::string flat, zero, add, views, arguments;
+  for (int k = 0; k < layout.operands(); ++k) {
+    flat += fmt::format("      off[{0}] = i * p.strides[{0}][0];\n", k);
+    zero += fmt::format("      off[{}] = 0;\n", k);
+    add += fmt::format("        off[{0}] += c * p.strides[{0}][d];\n", k);
+    const bool input = k < layout.nin;
+    const std::string type = codegen::c_type(spec.types[k]);
+    const std::string element = input ? "const " + type : type;
+    const std::size_t core = layout.core[k].size();
+    std::string pointer = fmt::format("static_cast<{}*>(p.data[{}]) + off[{}]", element, k, k);
+    if (input && core == 0) {  // a "()" input may be a scalar, passed by value
+      views += fmt::format(
+          "    union {{ unsigned long long bits; {0} value; }} s{1};\n"
+          "    s{1}.bits = p.scalar[{1}];\n",
+          type, k);
+      pointer = fmt::format("(p.data[{0}] ? {1} : &s{0}.value)", k, pointer);
+    }
+    std::string extents, strides;
+    for (std::size_t d = 0; d < core; ++d) {
+      if (d) {
+        extents += ", ";
+        strides += ", ";
+      }
+      extents += fmt::format("p.core_extent[{}][{}]", k, d);
+      strides += fmt::format("p.core_stride[{}][{}]", k, d);
+    }
+    const std::string fields = core == 0 ? "" : fmt::format(", {{{}}}, {{{}}}", extents, strides);
+    views += fmt::format("    const jitvec::View<{}, {}> v{}{{{}{}}};\n", element, core, k, pointer, fields);
+    arguments += (k ? ", v" : "v") + std::to_string(k);
+  }
+  return fill(kBody, {{"operands", std::to_string(layout.operands())},
+                      {"flat_offsets", flat},
+                      {"zero_offsets", zero},
+                      {"add_offsets", add},
+                      {"views", views},
+                      {"function", function.name},
+                      {"arguments", arguments}});
+}
+
+std::string module_text(std::string_view prelude, const codegen::UfuncSource& function,
+                        const std::vector<const codegen::HelperSource*>& helpers) {
+  std::string source(prelude);
+  source += gufunc_views_prelude();
+  source += codegen::user_code(function, helpers);
+  source += codegen::kLoopLineMarker;
+  source += fill(kParams, {{"ops", std::to_string(kGufuncMaxOperands)},
+                           {"dims", std::to_string(launch::kMaxDims)},
+                           {"core", std::to_string(kGufuncMaxCoreDims)}});
+  return source;
+}
+
+MethodKernelText kernel_text(const codegen::UfuncSource& function, const GufuncSpec& spec) {
+  return MethodKernelText{"jitvec_gufunc_params", sizeof(GufuncParams), kGufuncKernel,
+                          kGufuncHostSymbol, "p.n", body(function, spec)};
+}
+
+}  // namespace
+
+GufuncLayout GufuncLayout::parse(std::string_view text) { return LayoutParser(text).parse(); }
+
+std::string GufuncLayout::to_string() const {
+  std::string text;
+  for (int k = 0; k < operands(); ++k) {
+    if (k == nin) {
+      text += "->";
+    } else if (k) {
+      text += ',';
+    }
+    text += operand_text(*this, k);
+  }
+  return text;
+}
+
+std::string GufuncSpec::describe() const {
+  std::string types_text;
+  for (std::size_t k = 0; k < types.size(); ++k) {
+    if (k) types_text += static_cast<int>(k) == layout.nin ? " -> " : ", ";
+    types_text += dtype_name(types[k]);
+  }
+  return fmt::format("{} [{}]", layout.to_string(), types_text);
+}
+
+std::string generate_gufunc_cuda_source(const codegen::UfuncSource& function,
+                                        const std::vector<const codegen::HelperSource*>& helpers,
+                                        const GufuncSpec& spec) {
+  return module_text(device_prelude(), function, helpers) + method_gpu_kernel(kernel_text(function, spec));
+}
+
+std::string generate_gufunc_host_source(const codegen::UfuncSource& function,
+                                        const std::vector<const codegen::HelperSource*>& helpers,
+                                        const GufuncSpec& spec) {
+  return module_text(host_prelude(), function, helpers) + method_host_entry(kernel_text(function, spec));
+}
+
+}  // namespace jitvec::kernels
