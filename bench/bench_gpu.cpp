@@ -13,6 +13,8 @@
 //   8. start-up: a fresh process to its first result, empty and warm disk cache (gpu_startup.hpp)
 //   9. layouts (issue 14, bench_layouts.hpp): N-d broadcasts, stepped views, permutations, a mix
 //      and small last dimensions, float32, about 2^28 outputs each, named layout_<family>_<variant>
+//  10. graph (issue 13, bench_graph.hpp): 16 captured calls on 1024 elements replayed, against
+//      the same calls made directly, host time per call
 // Ceilings (gpu_ceilings.hpp): cuMemcpyDtoD moving the same bytes (cases 1-5 and 9; for 9 the
 // bytes an ideal kernel moves, physical for the stepped views), pinned H2D + D2H
 // (case 6), the host cost of a bare cuLaunchKernel of an empty kernel (case 7).
@@ -47,6 +49,7 @@
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
+#include "bench_graph.hpp"
 #include "bench_layouts.hpp"
 #include "gpu_cases.hpp"
 #include "gpu_ceilings.hpp"
@@ -138,6 +141,7 @@ class GpuBench {
     host_arrays_case();
     dispatch_case(/*with_out=*/false);
     dispatch_case(/*with_out=*/true);
+    graph_cases();
     startup_case();
     for (bench::Record& ceiling : ceilings_->records()) results_.add(std::move(ceiling));
 
@@ -437,6 +441,23 @@ class GpuBench {
       bench::Record record{"layout_setup", "jitvec", 0, "float32"};
       record.error = error.what();
       fmt::print("  layouts: ERROR: {}\n", record.error);
+      results_.add(std::move(record));
+    }
+  }
+
+  // Case 10 (issue 13, bench_graph.hpp): 16 captured calls replayed against the same calls made
+  // directly.
+  void graph_cases() {
+    bench::GraphInputs inputs{kDevice, &add_, &gaussian_pdf_, &x32_, &x32_device_, kMean, kSigma};
+    try {
+      bench::run_graph_cases(inputs, [this](bench::Record record,
+                                            const std::function<void(bench::Record&)>& body) {
+        run_case(std::move(record), body);
+      });
+    } catch (const std::exception& error) {  // the capture itself; each case catches its own
+      bench::Record record{"graph_replay16", "jitvec", 1024, "float32"};
+      record.error = error.what();
+      fmt::print("  graph: ERROR: {}\n", record.error);
       results_.add(std::move(record));
     }
   }

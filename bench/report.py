@@ -39,11 +39,12 @@ LAYOUT_PEERS = ["torch", "cupy-elementwise"]
 # Case order in the table, and which way "better" goes for the winner.
 CASE_ORDER = ["gaussian_pdf", "gaussian_pdf_out", "polar_distance", "zero_suppress",
               "broadcast_row_add", "broadcast_col_add", "transposed_gaussian_pdf",
-              *LAYOUT_CASES, "host_gaussian_pdf", "dispatch", "dispatch_out", "startup_context",
+              *LAYOUT_CASES, "host_gaussian_pdf", "dispatch", "dispatch_out", "graph_replay16",
+              "graph_direct16", "startup_context",
               "startup_cold", "startup_warm", "cpu_gaussian_pdf_parallel", "cpu_gaussian_pdf_single",
               "threaded_copy", "memcpy_dtod", "pinned_h2d", "pinned_d2h", "bare_launch"]
 TIME_CASES = {"dispatch", "dispatch_out", "startup_cold", "startup_warm", "startup_context",
-              "bare_launch"}
+              "bare_launch", "graph_replay16", "graph_direct16"}
 REFERENCE_SYSTEMS = {"ceiling", "cuda-driver", "naive-multipass"}
 
 
@@ -221,7 +222,30 @@ def targets(records):
                                 "cpu_gaussian_pdf_parallel", 0.8))
     results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
                                 "cpu_gaussian_pdf_single", 2.0))
-    return results + layout_targets(records)
+    return results + layout_targets(records) + graph_targets(records)
+
+
+def graph_targets(records):
+    """Issue 13: captured graphs (bench_graph.hpp) and the cheaper dispatch."""
+    results = []
+    r = find(records, "graph_replay16")
+    text = ""
+    if r is not None and r.get("time_ms"):
+        direct = r.get("ceiling_time_ms") or 0
+        text = (f"{r['time_ms'] * 1000:.2f} us per call "
+                f"({(r.get('extra') or {}).get('replay_us', 0):.1f} us a replay of 16); direct "
+                f"calls {direct * 1000:.2f} us per call (need <= 1 us)")
+    ok = r is not None and 0 < (r.get("time_ms") or 0) <= 0.001
+    results.append(("issue 13: 16 captured calls replay in <= 1 us of host time per call",)
+                   + verdict(r, ok, text))
+    for case in ("dispatch", "dispatch_out"):
+        r = find(records, case)
+        ok = r is not None and 0 < (r.get("ratio") or 0) <= 1.25
+        text = (f"{r['time_ms'] * 1000:.2f} us = {r['ratio']:.2f}x a bare launch (need <= 1.25x)"
+                if r else "")
+        results.append((f"issue 13: {case} host cost <= 1.25x bare cuLaunchKernel",)
+                       + verdict(r, ok, text))
+    return results
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include "jitvec/dtype.hpp"
 #include "jitvec/engine.hpp"
 #include "jitvec/errors.hpp"
+#include "jitvec/graph.hpp"
 #include "jitvec/signature.hpp"
 #include "jitvec/ufunc.hpp"
 #include "jitvec/version.hpp"

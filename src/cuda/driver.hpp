@@ -76,7 +76,16 @@ namespace jitvec::cuda {
   X(eventDestroy, cuEventDestroy, 4000)                                                 \
   X(eventRecord, cuEventRecord, 2000)                                                   \
   X(eventSynchronize, cuEventSynchronize, 2000)                                         \
-  X(eventElapsedTime, cuEventElapsedTime, 12080)
+  X(eventElapsedTime, cuEventElapsedTime, 12080)                                        \
+  X(streamBeginCapture, cuStreamBeginCapture, 10010)                                    \
+  X(streamEndCapture, cuStreamEndCapture, 10000)                                        \
+  X(streamIsCapturing, cuStreamIsCapturing, 10000)                                      \
+  X(graphGetNodes, cuGraphGetNodes, 10000)                                              \
+  X(graphInstantiateWithFlags, cuGraphInstantiateWithFlags, 11040)                      \
+  X(graphUpload, cuGraphUpload, 11010)                                                  \
+  X(graphLaunch, cuGraphLaunch, 10000)                                                  \
+  X(graphExecDestroy, cuGraphExecDestroy, 10000)                                        \
+  X(graphDestroy, cuGraphDestroy, 10000)
 
 /// The driver's entry points (members named like the functions, without "cu"), and the CUDA
 /// version the driver supports.

@@ -10,6 +10,7 @@
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
+#include "cuda/graph.hpp"
 #include "jitvec/errors.hpp"
 
 namespace jitvec::cuda {
@@ -101,6 +102,16 @@ void free_async(void* pointer, CUstream stream) noexcept {
 
 void* alloc_recycled(int device, std::size_t bytes, CUstream stream) {
   if (bytes == 0) return nullptr;
+  if (stream != nullptr && is_capturing(stream)) {
+    // A cached block (or a graph memory node that would end up in the cache when freed) would
+    // be written by every replay of the graph while later work reuses it.
+    throw ArgumentError(fmt::format(
+        "a device allocation of {} bytes on stream {}, which is being captured into a CUDA graph "
+        "(cuStreamBeginCapture, CuPy's or PyTorch's graph capture): jitvec allocates nothing "
+        "inside a capture; allocate the arrays before it and give every ufunc call out=, or "
+        "capture with jitvec::capture",
+        bytes, static_cast<const void*>(stream)));
+  }
   const std::size_t block = BlockCache::block_size(bytes);
   if (block != 0) {
     if (void* pointer = block_cache().take(device, stream, block)) return pointer;

@@ -27,6 +27,8 @@ void free_async(void* pointer, CUstream stream) noexcept;
 /// Like alloc_async, but a request of up to BlockCache::kMaxBlockBytes is served from the
 /// blocks recycled on `stream` when there is one (no driver call). A pool allocation that runs
 /// out of memory releases the cached blocks of `device` and tries once more.
+/// Throws ArgumentError when `stream` is being captured into a CUDA graph (one driver query
+/// for a stream other than the null stream): recycled blocks must not be baked into a graph.
 void* alloc_recycled(int device, std::size_t bytes, CUstream stream);
 /// Gives back memory from alloc_recycled (the same `bytes` and `stream`): small blocks are
 /// kept for reuse on `stream`, the others are freed with free_async. Never throws.

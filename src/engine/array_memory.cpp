@@ -18,6 +18,7 @@
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
 #include "cuda/memory.hpp"
+#include "engine/graph_capture.hpp"
 
 namespace jitvec {
 namespace {
@@ -33,6 +34,7 @@ std::shared_ptr<void> allocate_host(std::size_t bytes) {
 // temporaries costs no driver call. The deleter frees on the allocation's stream.
 std::shared_ptr<void> allocate_device(std::size_t bytes, int device, Stream stream) {
   CUstream_st* s = stream.handle();
+  engine::refuse_allocation_in_capture(s, bytes);  // jitvec/graph.hpp: no allocation in a capture
   void* p = cuda::alloc_recycled(device, bytes, s);
   return std::shared_ptr<void>(p, [device, bytes, s](void* q) {
     if (!q) return;

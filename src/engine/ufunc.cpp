@@ -5,6 +5,7 @@
 #include "engine/call_plan.hpp"
 #include "engine/cuda_launcher.hpp"
 #include "engine/engine_impl.hpp"
+#include "engine/graph_capture.hpp"
 #include "engine/host_launcher.hpp"
 #include "engine/out_overlap.hpp"
 
@@ -46,6 +47,9 @@ Array Ufunc::call(const Arg* args, std::size_t count) const {
   Engine::Impl& engine = ufunc.engine;
   engine.calls++;
   engine::CallPlan plan = engine::make_call_plan(ufunc, engine.default_target(), args, count);
+  if (engine::ActiveCapture* capture = engine::active_capture()) {
+    engine::join_capture(ufunc, plan, *capture);  // inside jitvec::capture (jitvec/graph.hpp)
+  }
   engine::OverlapBuffers buffers;  // copies of inputs that overlap out=, alive until we return
   engine::buffer_overlapping_inputs(engine, plan, buffers);
   if (plan.target == Target::cuda) return engine::run_on_gpu(ufunc, plan);
