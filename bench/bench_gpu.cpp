@@ -50,6 +50,7 @@
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
 #include "bench_graph.hpp"
+#include "bench_gufunc.hpp"
 #include "bench_layouts.hpp"
 #include "gpu_cases.hpp"
 #include "gpu_ceilings.hpp"
@@ -138,6 +139,9 @@ class GpuBench {
     broadcast_case(/*row=*/false);
     transposed_case();
     layout_cases();
+    bench::run_gufunc_cases(  // issue 11: outer and the gufunc dot (bench_gufunc.hpp)
+        {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
+        [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
     host_arrays_case();
     dispatch_case(/*with_out=*/false);
     dispatch_case(/*with_out=*/true);

@@ -222,7 +222,28 @@ def targets(records):
                                 "cpu_gaussian_pdf_parallel", 0.8))
     results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
                                 "cpu_gaussian_pdf_single", 2.0))
-    return results + layout_targets(records) + graph_targets(records)
+    return results + layout_targets(records) + graph_targets(records) + gufunc_targets(records)
+
+
+def gufunc_targets(records):
+    """Issue 11: outer (write-bound) and the gufunc dot n = 16 (bench_gufunc.hpp), against the
+    copy, with the fastest CuPy/PyTorch figure of the same case beside it."""
+    results = []
+    for label, case, minimum, key in (
+            ("issue 11: multiply.outer 2^14 x 2^14 float32 >= 0.90 of DtoD", "gufunc_outer_f32", 0.90, "ratio"),
+            ("issue 11: gufunc dot n=16 on 2^24 rows >= 0.85 of DtoD (bytes read)", "gufunc_dot_n16", 0.85, "ratio_read")):
+        r = find(records, case, largest=True)
+        value = 0.0
+        if r is not None:
+            value = (r.get("ratio") or 0.0) if key == "ratio" else (r.get("extra") or {}).get(key, 0.0)
+        peers = [p for p in records if p["case"] == case and p["system"] != "jitvec" and usable(p)
+                 and p.get("time_ms") and r is not None and p["n"] == r["n"]]
+        text = f"{value:.3f} (need >= {minimum}) at n={pow2(r['n'])}" if r else ""
+        if peers:
+            best = min(peers, key=lambda p: p["time_ms"])
+            text += f"; fastest peer {best['system']} {best['ratio']:.3f}"
+        results.append((label,) + verdict(r, r is not None and value >= minimum, text))
+    return results
 
 
 def graph_targets(records):
