@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstring>
+#include <memory>
 #include <new>
 #include <set>
 #include <system_error>
@@ -208,13 +210,18 @@ EntryRead read_entry_file(const std::filesystem::path& file) {
                                file_size, kMaxEntrySize));
   }
   // The header says how big the entry is: compare it with the file before reading the rest.
-  std::string bytes(static_cast<std::size_t>(std::min<std::uint64_t>(file_size, kEntryHeaderSize)),
-                    '\0');
+  // The entry goes into an uninitialized buffer: a std::string resized to the file's size
+  // would first zero-fill it, a pass over the whole entry (700 KB for a GPU loop) on every
+  // warm start, before the read writes it again.
+  std::unique_ptr<char[]> bytes;
   std::size_t have = 0;
+  std::size_t wanted = static_cast<std::size_t>(std::min<std::uint64_t>(file_size, kEntryHeaderSize));
+  char header[kEntryHeaderSize];
   for (int part = 0; part < 2; ++part) {
+    char* into = header;
     if (part == 1) {
       try {
-        const std::uint64_t declared = read_entry_size(bytes, file.string());
+        const std::uint64_t declared = read_entry_size(std::string_view(header, have), file.string());
         if (declared != file_size) {
           return damaged(declared > file_size
                              ? fmt::format("truncated ({} of {} bytes)", file_size, declared)
@@ -225,14 +232,16 @@ EntryRead read_entry_file(const std::filesystem::path& file) {
         return damaged(error.reason());
       }
       try {
-        bytes.resize(static_cast<std::size_t>(file_size));
+        bytes.reset(new char[static_cast<std::size_t>(file_size)]);
       } catch (const std::bad_alloc&) {
         return damaged(fmt::format("unreadable (no memory for its {} bytes)", file_size));
       }
+      std::memcpy(bytes.get(), header, have);
+      into = bytes.get();
+      wanted = static_cast<std::size_t>(file_size);
     }
-    while (have < bytes.size()) {
-      const ssize_t got = ::pread(fd, bytes.data() + have, bytes.size() - have,
-                                  static_cast<off_t>(have));
+    while (have < wanted) {
+      const ssize_t got = ::pread(fd, into + have, wanted - have, static_cast<off_t>(have));
       if (got == 0) break;  // the file shrank since fstat
       if (got < 0) {
         if (errno == EINTR) continue;
@@ -240,11 +249,11 @@ EntryRead read_entry_file(const std::filesystem::path& file) {
       }
       have += static_cast<std::size_t>(got);
     }
-    if (have < bytes.size()) break;  // parse() names what is missing
+    if (have < wanted) break;  // parse() names what is missing
   }
-  bytes.resize(have);
+  const std::string_view entry_bytes(bytes ? bytes.get() : header, have);
   try {
-    CacheEntry entry = parse(bytes, file.string());
+    CacheEntry entry = parse(entry_bytes, file.string());
     if (auto problem = payload_problem(entry)) return damaged(*problem);
     return {ReadStatus::valid, std::move(entry), {}};
   } catch (const DamagedEntry& error) {

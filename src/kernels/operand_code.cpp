@@ -1,5 +1,7 @@
 #include "kernels/operand_code.hpp"
 
+#include <algorithm>
+
 #include "codegen/source_parts.hpp"
 
 namespace jitvec::kernels {
@@ -18,12 +20,16 @@ std::string input_text(std::string_view text, const codegen::LoopSpec& spec, int
 std::string indented(std::string_view text, int spaces) {
   const std::string pad(static_cast<std::size_t>(spaces), ' ');
   std::string out;
-  bool line_start = true;
-  for (char c : text) {
+  out.reserve(text.size() +
+              pad.size() * (1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'))));
+  // A line at a time (a warm start generates every kernel's text for the cache key).
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    end = end == std::string_view::npos ? text.size() : end + 1;
     // Preprocessor lines (#pragma) stay at column 0, as in hand-written CUDA.
-    if (line_start && c != '\n' && c != '#') out += pad;
-    line_start = c == '\n';
-    out += c;
+    if (text[at] != '\n' && text[at] != '#') out += pad;
+    out.append(text.substr(at, end - at));
+    at = end;
   }
   return out;
 }
