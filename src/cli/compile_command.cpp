@@ -215,7 +215,9 @@ int run_compile(const CompileArguments& args) {
   }
 
   bool needs_archs = false;
-  for (const std::string& name : engine.ufunc_names()) {
+  std::vector<std::string> names = engine.ufunc_names();
+  for (const std::string& name : engine.gufunc_names()) names.push_back(name);  // gufuncs too
+  for (const std::string& name : names) {
     const std::vector<Target> binaries = engine::binary_targets(name, targets, defined);
     needs_archs |= std::find(binaries.begin(), binaries.end(), Target::cuda) != binaries.end();
   }

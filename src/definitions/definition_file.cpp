@@ -36,6 +36,8 @@ constexpr std::string_view kHelpersTable = "device_functions";
 constexpr std::string_view kUfuncsTable = "ufuncs";
 constexpr std::array<std::string_view, 2> kTopLevelTables = {kHelpersTable, kUfuncsTable};
 constexpr std::array<std::string_view, 1> kHelperKeys = {"source"};
+constexpr std::string_view kGufuncsTable = "gufuncs";  // generalized ufuncs (engine/gufunc.hpp)
+constexpr std::array<std::string_view, 3> kGufuncKeys = {"signatures", "layout", "source"};
 constexpr std::array<std::string_view, 3> kUfuncKeys = {"signatures", "targets", "source"};
 constexpr std::array<std::string_view, 3> kTargetNames = {"cuda", "cpu", "parallel"};
 
@@ -136,6 +138,10 @@ class DefinitionParser {
                                         where.column, error.description()));
     }
     for (const Entry& top : entries_in_file_order(root)) {
+      if (top.key == kGufuncsTable) {
+        parse_gufuncs(top);
+        continue;
+      }
       if (top.key != kHelpersTable && top.key != kUfuncsTable) {
         const auto hint = closest(top.key, kTopLevelTables);
         fail(top.position.line, "",
@@ -272,6 +278,35 @@ class DefinitionParser {
       items.push_back(StringItem{string->get(), element.source().begin.line});
     }
     return items;
+  }
+
+  // [gufuncs.NAME] entries: `signatures` (strings), `layout` (a string) and `source`.
+  void parse_gufuncs(const Entry& top) {
+    const toml::table* group = top.node->as_table();
+    if (group == nullptr) {
+      fail(top.position.line, "",
+           fmt::format("'{}' must be a table of entries ([{}.NAME]), not {}", top.key, top.key,
+                       type_name(*top.node)));
+    }
+    for (const Entry& entry : entries_in_file_order(*group)) {
+      const std::string label = fmt::format("{}.{}", kGufuncsTable, entry.key);
+      const toml::table& table = check_entry(entry, label, kGufuncKeys);
+      std::vector<std::string> signatures;
+      for (StringItem& item :
+           read_string_array(entry, table, label, "signatures", /*required=*/true)) {
+        signatures.push_back(std::move(item.value));
+      }
+      const toml::node* layout = table.get("layout");
+      if (layout == nullptr) fail(entry.position.line, label, "missing 'layout' (as \"(n),(n)->()\")");
+      if (!layout->is_string()) {
+        fail(layout->source().begin.line, label,
+             fmt::format("'layout' must be a string, not {}", type_name(*layout)));
+      }
+      auto [source, origin] = read_source(entry, table, label);
+      result_.gufuncs.push_back(GufuncDefinition{std::string(entry.key), std::move(signatures),
+                                                 layout->as_string()->get(), std::move(source),
+                                                 std::move(origin)});
+    }
   }
 
   void parse_helper(const Entry& entry) {

@@ -8,6 +8,11 @@
 //     __device__ void polar_to_cartesian(float rho, float theta, float& x, float& y) { ... }
 //     '''
 //
+//     [gufuncs.batched_dot]               # a generalized ufunc (Engine::guvectorize)
+//     signatures = ["void(float32[:], float32[:], float32)"]
+//     layout = "(n),(n)->()"
+//     source = '''...'''
+//
 //     [ufuncs.polar_distance]
 //     signatures = ["float32(float32, float32, float32, float32)"]
 //     targets = ["cuda", "cpu"]   # optional: what `jitvec compile` builds by default
@@ -64,10 +69,22 @@ struct UfuncDefinition {
   SourceOrigin origin;
 };
 
+/// A `[gufuncs.NAME]` entry: a generalized ufunc (Engine::guvectorize).
+struct GufuncDefinition {
+  std::string name;
+  /// The signature strings as written ("void(float32[:], float32[:], float32)"), at least one.
+  std::vector<std::string> signatures;
+  /// The layout as written, "(n),(n)->()".
+  std::string layout;
+  std::string source;
+  SourceOrigin origin;
+};
+
 /// Everything one definition file defines, each list in file order.
 struct DefinitionSet {
   std::vector<HelperDefinition> helpers;
   std::vector<UfuncDefinition> ufuncs;
+  std::vector<GufuncDefinition> gufuncs;
 };
 
 /// The most bytes of definitions read from one file (16 MiB): a larger file (or an endless

@@ -326,6 +326,13 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
       return vectorize(u.name, u.signatures, u.source, opts);
     }));
   }
+  for (const auto& g : set.gufuncs) {  // generalized ufuncs: Engine::gufunc(name) returns them
+    located(g.origin, "gufuncs." + g.name, [&] {
+      VectorizeOptions opts{std::nullopt, g.origin.file, g.origin.line};
+      guvectorize(g.name, g.signatures, g.layout, g.source, opts);
+      return 0;
+    });
+  }
   return defined;
 }
 

@@ -514,6 +514,26 @@ std::vector<Array> run_gufunc(const GufuncImpl& g, const Arg* args, std::size_t 
   return results;
 }
 
+std::optional<BuildOrigin> precompile_gufunc(Engine& engine, const std::string& name,
+                                             std::size_t index, Target target,
+                                             const std::string& arch) {
+  Engine::Impl& impl = engine.impl();
+  std::shared_ptr<GufuncImpl> g;
+  {
+    std::shared_lock<std::shared_mutex> lock(impl.registry_mutex);
+    auto it = impl.gufuncs.find(name);
+    if (it == impl.gufuncs.end()) return std::nullopt;
+    g = it->second;
+  }
+  if (index >= g->types.size()) {
+    throw ArgumentError(fmt::format("gufunc '{}' has {} signatures; there is no signature {}",
+                                    name, g->types.size(), index));
+  }
+  const LoopDefinition definition = method_loop_definition(impl, g->method(index), g->module_key(index));
+  return target == Target::cuda ? build_cuda_loop(definition, arch, impl.disk(), impl.counters).origin
+                                : build_host_loop(definition, impl.disk(), impl.counters).origin;
+}
+
 }  // namespace engine
 
 // ---- Engine and Gufunc ----

@@ -81,6 +81,14 @@ std::vector<DType> parse_gufunc_signature(const std::string& name, std::string_v
 void check_definition_text(const char* what, const std::string& name, const std::string& source);
 std::string definition_origin(const std::string& file);
 
+/// `jitvec compile`'s job (engine/precompile.hpp) when `name` is a gufunc of `engine`, else
+/// nullopt: builds signature `index`'s module for `target` (cuda: for `arch`; cpu or parallel:
+/// the host) through the disk cache, loading nothing. Throws ArgumentError for a bad index and
+/// what the builder throws.
+std::optional<BuildOrigin> precompile_gufunc(Engine& engine, const std::string& name,
+                                             std::size_t index, Target target,
+                                             const std::string& arch);
+
 /// The whole call; see the header comment.
 std::vector<Array> run_gufunc(const detail::GufuncImpl& gufunc, const Arg* args, std::size_t count);
 

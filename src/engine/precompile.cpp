@@ -11,6 +11,7 @@
 #include "compile/nvrtc_compiler.hpp"
 #include "definitions/definition_file.hpp"
 #include "engine/engine_impl.hpp"
+#include "engine/gufunc.hpp"
 #include "engine/loop_builder.hpp"
 
 namespace jitvec::engine {
@@ -62,8 +63,17 @@ std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Tar
     append_once(unique_archs, arch);
   }
   std::vector<PrecompileJob> jobs;
+  // Ufuncs, then generalized ufuncs (engine/gufunc.hpp), each with its signatures' texts.
+  std::vector<std::pair<std::string, std::vector<std::string>>> entries;
   for (const std::string& name : engine.ufunc_names()) {
-    const std::vector<Signature>& signatures = engine.impl().find_ufunc(name)->signatures;
+    std::vector<std::string> texts;
+    for (const Signature& s : engine.impl().find_ufunc(name)->signatures) texts.push_back(s.to_string());
+    entries.emplace_back(name, std::move(texts));
+  }
+  for (const std::string& name : engine.gufunc_names()) {
+    entries.emplace_back(name, engine.gufunc(name).signatures());
+  }
+  for (const auto& [name, signatures] : entries) {
     const std::vector<Target> binaries = binary_targets(name, targets, defined);
     if (unique_archs.empty() &&
         std::find(binaries.begin(), binaries.end(), Target::cuda) != binaries.end()) {
@@ -72,7 +82,7 @@ std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Tar
           name));
     }
     for (std::size_t index = 0; index < signatures.size(); ++index) {
-      const std::string signature = signatures[index].to_string();
+      const std::string& signature = signatures[index];
       for (Target binary : binaries) {
         if (binary == Target::cuda) {
           for (const std::string& arch : unique_archs) {
@@ -92,6 +102,15 @@ PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
   result.job = job;
   const auto started = std::chrono::steady_clock::now();
   try {
+    if (std::optional<BuildOrigin> origin = precompile_gufunc(engine, job.ufunc, job.signature_index,
+                                                              job.target, job.arch)) {
+      result.ok = true;
+      result.from_cache = origin->from_cache;
+      result.key_hex = origin->key_hex;
+      result.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      return result;
+    }
     const std::shared_ptr<detail::UfuncImpl> ufunc = engine.impl().find_ufunc(job.ufunc);
     if (job.signature_index >= ufunc->signatures.size()) {
       throw ArgumentError(fmt::format("ufunc '{}' has {} signatures; there is no signature {}",

@@ -201,9 +201,11 @@ std::size_t signature_count(const std::vector<fs::path>& files) {
   std::size_t count = 0;
   for (const fs::path& file : files) {
     const toml::table definitions = toml::parse_file(file.string());
-    if (const toml::table* ufuncs = definitions["ufuncs"].as_table()) {
-      for (const auto& [name, ufunc] : *ufuncs) {
-        count += ufunc.as_table()->get_as<toml::array>("signatures")->size();
+    for (const char* group : {"ufuncs", "gufuncs"}) {  // a gufunc's signature is one module too
+      if (const toml::table* entries = definitions[group].as_table()) {
+        for (const auto& [name, entry] : *entries) {
+          count += entry.as_table()->get_as<toml::array>("signatures")->size();
+        }
       }
     }
   }

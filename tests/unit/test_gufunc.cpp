@@ -5,10 +5,13 @@
 // out=, an out= that overlaps an input, casts; then the errors, the layout and signature
 // parser, and the cache (a second engine reads the modules from disk).
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "catch.hpp"
 #include "engine/gufunc.hpp"
+#include "engine/precompile.hpp"
 #include "gufunc_cases.hpp"
 #include "support.hpp"
 
@@ -279,4 +282,54 @@ TEST_CASE("gufunc modules are cached on disk and keyed apart from map loops", "[
     CHECK(stats.compiles == (round == 0 ? 1u : 0u));
     CHECK(stats.disk_hits == (round == 0 ? 0u : 1u));
   }
+}
+
+TEST_CASE("gufuncs in definition files, precompiled by jitvec compile's jobs", "[gufunc][definitions]") {
+  TempDir dir;
+  const std::filesystem::path file = dir.path() / "g.toml";
+  {
+    std::ofstream f(file);
+    f << "[gufuncs.h4_norm1]\n"
+         "signatures = [\"void(float64[:], float64)\"]\n"
+         "layout = \"(n)->()\"\n"
+         "source = '''\n"
+         "__device__ void h4_norm1(jitvec::View<const double, 1> x, jitvec::View<double, 0> o) {\n"
+         "  double s = 0; for (long long i = 0; i < x.size(); ++i) s += fabs(x[i]); o() = s; }\n"
+         "'''\n";
+  }
+  EngineOptions options;
+  options.cache.dir = dir.path() / "cache";
+  options.default_target = Target::cpu;
+  Engine engine(options);
+  engine.load_definitions(file);
+  CHECK(engine.gufunc_names() == std::vector<std::string>{"h4_norm1"});
+  std::vector<double> x = {1, -2, 3, -4, 5, -6};
+  Array n = engine.gufunc("h4_norm1")(from_vector(x).reshape({2, 3}));
+  CHECK(n.to_vector<double>() == std::vector<double>{6, 15});
+
+  // jitvec compile's plan holds the gufunc's host job, and running it hits the cache the call
+  // above filled.
+  const std::vector<engine::PrecompileJob> jobs = engine::plan_precompile(engine, {Target::cpu}, {});
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].ufunc == "h4_norm1");
+  CHECK(jobs[0].signature == "void(float64[:], float64)");
+  const engine::PrecompileResult result = engine::run_precompile_job(engine, jobs[0]);
+  CHECK(result.ok);
+  CHECK(result.from_cache);
+
+  const std::filesystem::path bad = dir.path() / "bad.toml";
+  {
+    std::ofstream f(bad);
+    f << "[gufuncs.h4_bad]\nsignatures = [\"void(float64[:], float64)\"]\nsource = 'void h4_bad() {}'\n";
+  }
+  CHECK_THAT(error_of([&] { engine.load_definitions(bad); }),
+             Catch::Matchers::Contains("bad.toml:1: gufuncs.h4_bad: missing 'layout'"));
+  {
+    std::ofstream f(bad);
+    f << "[gufuncs.h4_bad]\nsignatures = [\"void(float64[:], float64)\"]\nlayout = \"(n)->()->()\"\n"
+         "source = 'void h4_bad() {}'\n";
+  }
+  CHECK_THAT(error_of([&] { engine.load_definitions(bad); }),
+             Catch::Matchers::Contains("gufuncs.h4_bad: gufunc 'h4_bad': gufunc layout \"(n)->()->()\": "
+                                       "unexpected text after the outputs"));
 }
