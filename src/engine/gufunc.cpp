@@ -352,8 +352,44 @@ GufuncCall plan_call(const GufuncImpl& g, const Arg* args, std::size_t count) {
   return call;
 }
 
-// Step 5: the parameter block.
-kernels::GufuncParams make_params(const GufuncImpl& g, const GufuncCall& call) {
+// Whether operand k of `a` (core C-contiguous, rows adjacent along the one loop dimension of
+// stride `loop_stride`) can be staged; its elements per loop element, else 0.
+std::int64_t stageable_elements(const Array& a, int core, std::int64_t loop_stride) {
+  if (core == 0) return 0;
+  std::int64_t elements = 1;
+  for (int d = a.ndim() - 1; d >= a.ndim() - core; --d) {
+    if (a.shape()[d] != 1 && a.strides()[d] != elements) return 0;
+    elements *= a.shape()[d];
+  }
+  return elements > 0 && elements <= kernels::kGufuncStageBlock && loop_stride == elements ? elements : 0;
+}
+
+// Fills the staging fields of `p` (a 1-d loop space) for the operands that can be staged, as
+// long as their stages fit kGufuncStageBytes together; returns the stage's bytes (0: none).
+std::size_t plan_stages(const GufuncImpl& g, const GufuncCall& call, kernels::GufuncParams& p) {
+  if (p.ndim != 1) return 0;
+  std::size_t bytes = 0;
+  for (int k = 0; k < g.layout.operands(); ++k) {
+    const Array* a = call.operands[k].array;
+    if (!a) continue;
+    const std::int64_t elements =
+        stageable_elements(*a, static_cast<int>(g.layout.core[k].size()), p.strides[k][0]);
+    if (elements == 0) continue;
+    const std::int64_t row = elements % 2 == 1 ? elements : elements + 1;  // odd: no bank conflicts
+    const std::size_t size =
+        (static_cast<std::size_t>(kernels::kGufuncStageBlock * row) * dtype_size(a->dtype()) + 15) / 16 * 16;
+    if (bytes + size > kernels::kGufuncStageBytes) continue;
+    p.stage_elems[k] = elements;
+    p.stage_row[k] = row;
+    p.stage_offset[k] = static_cast<long long>(bytes);
+    bytes += size;
+  }
+  return bytes;
+}
+
+// Step 5: the parameter block; `stage_bytes` is set to the staged kernel's stage (0: the plain
+// kernel).
+kernels::GufuncParams make_params(const GufuncImpl& g, const GufuncCall& call, std::size_t& stage_bytes) {
   const int operands = g.layout.operands();
   std::vector<Strides> strides;
   std::uint32_t scalars = 0;
@@ -391,6 +427,7 @@ kernels::GufuncParams make_params(const GufuncImpl& g, const GufuncCall& call) {
       p.core_stride[k][d] = a->strides()[a->ndim() - m + d];
     }
   }
+  stage_bytes = p.n > 0 ? plan_stages(g, call, p) : 0;
   return p;
 }
 
@@ -466,25 +503,30 @@ std::vector<Array> run_gufunc(const GufuncImpl& g, const Arg* args, std::size_t 
   g.engine.calls++;
   GufuncCall call = plan_call(g, args, count);
   const int nin = g.layout.nin, nout = g.layout.nout();
-  const kernels::GufuncParams params = make_params(g, call);
+  std::size_t stage_bytes = 0;
+  const kernels::GufuncParams params = make_params(g, call, stage_bytes);
   if (params.n > 0) {
     const codegen::LoopSpec key = g.module_key(call.signature);
+    const bool staged = stage_bytes > 0;  // the staged kernel, over blocks of kGufuncStageBlock elements
+    const std::int64_t blocks = (params.n + kernels::kGufuncStageBlock - 1) / kernels::kGufuncStageBlock;
     if (call.target == Target::cuda) {
       cuda::ContextGuard guard(call.device);
       auto module = cuda_method(g.engine, g.modules, key, call.device, g.method(call.signature));
       void* kernel_params[] = {const_cast<kernels::GufuncParams*>(&params)};
-      const std::int64_t blocks = (params.n + kernels::kCudaBlock - 1) / kernels::kCudaBlock;
-      cuda::launch(module->kernel, static_cast<unsigned>(std::min<std::int64_t>(blocks, 1 << 30)),
-                   1, 1, kernels::kCudaBlock, 0, call.stream.handle(), kernel_params);
+      cuda::launch(staged ? module->module.function(kernels::kGufuncStagedKernel) : module->kernel,
+                   static_cast<unsigned>(staged ? blocks : std::min<std::int64_t>(blocks, 1 << 30)), 1, 1,
+                   kernels::kCudaBlock, stage_bytes, call.stream.handle(), kernel_params);
     } else {
       auto module = host_method(g.engine, g.modules, key, g.method(call.signature));
-      const auto entry = reinterpret_cast<kernels::GufuncHostEntry>(module->entry);
+      const auto entry = reinterpret_cast<kernels::GufuncHostEntry>(
+          staged ? module->module.symbol(kernels::kGufuncHostStagedSymbol) : module->entry);
       const void* image = &params;
       auto run = [entry, image](std::int64_t begin, std::int64_t end) { entry(image, begin, end); };
+      const std::int64_t range = staged ? blocks : params.n;
       if (call.target == Target::parallel) {
-        g.engine.thread_pool().parallel_for(0, params.n, kMinChunk, run);
+        g.engine.thread_pool().parallel_for(0, range, staged ? kMinChunk / kernels::kGufuncStageBlock : kMinChunk, run);
       } else {
-        run(0, params.n);
+        run(0, range);
       }
     }
   }

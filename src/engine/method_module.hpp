@@ -30,7 +30,8 @@
 namespace jitvec::engine {
 
 /// One method module: whose function, what it is (key field and messages), its text, and the
-/// names of its GPU kernel and host entry point.
+/// names of its main GPU kernel and host entry point (resolved when it is loaded; a module's
+/// other kernels are found by name through `module`).
 struct MethodDefinition {
   const codegen::UfuncSource* function = nullptr;
   std::string what;
@@ -41,11 +42,11 @@ struct MethodDefinition {
 
 struct CudaMethodModule {
   cuda::Module module;
-  CUfunction kernel;
+  CUfunction kernel;  ///< MethodDefinition::cuda_kernel
 };
 struct HostMethodModule {
   cpu::HostModule module;
-  void* entry;
+  void* entry;  ///< MethodDefinition::host_symbol
 };
 
 /// Loaded method modules, keyed by a LoopSpec that identifies the module within its owner.

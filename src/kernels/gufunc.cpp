@@ -15,6 +15,8 @@
 namespace jitvec::kernels {
 namespace {
 
+static_assert(kGufuncStageBlock == kCudaBlock, "a staged block is one GPU block");
+
 [[noreturn]] void layout_error(std::string_view text, std::size_t at, const std::string& what) {
   throw SignatureError(fmt::format("gufunc layout \"{}\": {} (at column {})", text, what, at + 1));
 }
@@ -120,7 +122,59 @@ constexpr const char* kParams = R"(struct jitvec_gufunc_params {
   long long strides[${ops}][${dims}];
   long long core_extent[${ops}][${core}];
   long long core_stride[${ops}][${core}];
+  long long stage_elems[${ops}];
+  long long stage_row[${ops}];
+  long long stage_offset[${ops}];
 };
+)";
+
+// The staged kernels: a block of ${block} loop elements copies each staged operand's rows
+// between global memory and shared memory (a buffer on the host) in coalesced runs, the rows
+// padded to stage_row elements; lane `lane` handles loop element first + lane.
+constexpr const char* kStagedGpuKernel = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(const jitvec_gufunc_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_stage[];
+  const long long first = static_cast<long long>(blockIdx.x) * ${block};
+  const long long rows = p.n - first < ${block} ? p.n - first : ${block};
+  const int lane = threadIdx.x;
+${stage_pointers}${stage_in}  __syncthreads();
+  if (lane < rows) {
+    const long long t = first + lane;
+${body}  }
+  __syncthreads();
+${stage_out}}
+)";
+
+constexpr const char* kStagedHostEntry = R"(JITVEC_EXPORT void ${name}(const void* args, long long begin_block, long long end_block) {
+  const jitvec_gufunc_params& p = *static_cast<const jitvec_gufunc_params*>(args);
+  alignas(16) static thread_local unsigned char jitvec_stage[${stage_bytes}];
+${stage_pointers}  for (long long block = begin_block; block < end_block; ++block) {
+    const long long first = block * ${block};
+    const long long rows = p.n - first < ${block} ? p.n - first : ${block};
+    for (int lane = 0; lane < ${block}; ++lane) {
+${stage_in}    }
+    for (int lane = 0; lane < rows; ++lane) {
+      const long long t = first + lane;
+${body}    }
+    for (int lane = 0; lane < ${block}; ++lane) {
+${stage_out}    }
+  }
+}
+)";
+
+// One operand's rows between global memory and the stage: element j of the block's run is row
+// j / E, column j % E, walked without a division per element.
+constexpr const char* kStageCopy = R"(  if (p.stage_elems[${k}] > 0) {
+    const long long E = p.stage_elems[${k}], L = p.stage_row[${k}], total = rows * E;
+    ${T}* const global = static_cast<${T}*>(p.data[${k}]) + first * E;
+    const long long step_r = ${block} / E, step_c = ${block} - step_r * E;
+    long long r = lane / E, c = lane - r * E;
+    for (long long j = lane; j < total; j += ${block}) {
+      ${copy};
+      c += step_c;
+      r += step_r;
+      if (c >= E) { c -= E; ++r; }
+    }
+  }
 )";
 
 // The offsets of every operand for loop element i: one multiply per operand for a 1-d space,
@@ -139,7 +193,7 @@ ${add_offsets}      }
 ${views}    ${function}(${arguments});
 )";
 
-std::string body(const codegen::UfuncSource& function, const GufuncSpec& spec) {
+std::string body(const codegen::UfuncSource& function, const GufuncSpec& spec, bool staged) {
   const GufuncLayout& layout = spec.layout;
   std::string flat, zero, add, views, arguments;
   for (int k = 0; k < layout.operands(); ++k) {
@@ -151,6 +205,9 @@ std::string body(const codegen::UfuncSource& function, const GufuncSpec& spec) {
     const std::string element = input ? "const " + type : type;
     const std::size_t core = layout.core[k].size();
     std::string pointer = fmt::format("static_cast<{}*>(p.data[{}]) + off[{}]", element, k, k);
+    if (staged && core > 0) {
+      pointer = fmt::format("(p.stage_elems[{0}] ? stage{0} + lane * p.stage_row[{0}] : {1})", k, pointer);
+    }
     if (input && core == 0) {  // a "()" input may be a scalar, passed by value
       views += fmt::format(
           "    union {{ unsigned long long bits; {0} value; }} s{1};\n"
@@ -194,7 +251,34 @@ std::string module_text(std::string_view prelude, const codegen::UfuncSource& fu
 
 MethodKernelText kernel_text(const codegen::UfuncSource& function, const GufuncSpec& spec) {
   return MethodKernelText{"jitvec_gufunc_params", sizeof(GufuncParams), kGufuncKernel,
-                          kGufuncHostSymbol, "p.n", body(function, spec)};
+                          kGufuncHostSymbol, "p.n", body(function, spec, false)};
+}
+
+// The staged kernel (GPU) or entry (host).
+std::string staged_kernel(const codegen::UfuncSource& function, const GufuncSpec& spec, bool host) {
+  const GufuncLayout& layout = spec.layout;
+  std::string pointers, stage_in, stage_out;
+  for (int k = 0; k < layout.operands(); ++k) {
+    if (layout.core[k].empty()) continue;
+    const std::string type = codegen::c_type(spec.types[k]);
+    pointers += fmt::format("  {0}* const stage{1} = reinterpret_cast<{0}*>(jitvec_stage + p.stage_offset[{1}]);\n",
+                            type, k);
+    const bool input = k < layout.nin;
+    std::string copy = fill(kStageCopy, {{"k", std::to_string(k)},
+                                         {"T", type},
+                                         {"block", std::to_string(kGufuncStageBlock)},
+                                         {"copy", input ? fmt::format("stage{}[r * L + c] = global[j]", k)
+                                                        : fmt::format("global[j] = stage{}[r * L + c]", k)}});
+    (input ? stage_in : stage_out) += copy;
+  }
+  Slots slots{{"block", std::to_string(kGufuncStageBlock)},
+              {"name", host ? kGufuncHostStagedSymbol : kGufuncStagedKernel},
+              {"stage_pointers", pointers},
+              {"stage_in", stage_in},
+              {"stage_out", stage_out},
+              {"body", body(function, spec, true)}};
+  if (host) slots.set("stage_bytes", static_cast<long long>(kGufuncStageBytes));
+  return fill(host ? kStagedHostEntry : kStagedGpuKernel, slots);
 }
 
 }  // namespace
@@ -226,13 +310,15 @@ std::string GufuncSpec::describe() const {
 std::string generate_gufunc_cuda_source(const codegen::UfuncSource& function,
                                         const std::vector<const codegen::HelperSource*>& helpers,
                                         const GufuncSpec& spec) {
-  return module_text(device_prelude(), function, helpers) + method_gpu_kernel(kernel_text(function, spec));
+  return module_text(device_prelude(), function, helpers) + method_gpu_kernel(kernel_text(function, spec)) +
+         staged_kernel(function, spec, false);
 }
 
 std::string generate_gufunc_host_source(const codegen::UfuncSource& function,
                                         const std::vector<const codegen::HelperSource*>& helpers,
                                         const GufuncSpec& spec) {
-  return module_text(host_prelude(), function, helpers) + method_host_entry(kernel_text(function, spec));
+  return module_text(host_prelude(), function, helpers) + method_host_entry(kernel_text(function, spec)) +
+         staged_kernel(function, spec, true);
 }
 
 }  // namespace jitvec::kernels

@@ -18,8 +18,19 @@
 // computes the operands' offsets (a multiply for a 1-d space, else one division per dimension),
 // makes one jitvec::View per operand and calls the user's function with them.
 // A "()" input may be a scalar: its value travels in `scalar`, and its view points at a copy.
+//
+// Staging (jitvec_gufunc_staged, jitvec_gufunc_host_staged): when the loop space is one
+// dimension and an operand's core is C-contiguous with its rows adjacent (loop stride = core
+// size), as in a batched dot of (rows, 16) arrays, one thread a row would read (or write) 16
+// scattered 4-byte words per warp instruction. The staged kernel instead gives each block of
+// kGufuncStageBlock loop elements a stage in shared memory: the block copies every staged
+// input's rows in, coalesced, the user's function reads its row there (view stride unchanged,
+// rows padded to an odd length against bank conflicts), staged outputs are written there and
+// copied out, coalesced. The host entry runs the same phases one after the other over a
+// buffer, so the CPU tests check the same index arithmetic; its range is in blocks.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,6 +49,12 @@ inline constexpr int kGufuncMaxCoreDims = 4;
 
 inline constexpr const char* kGufuncKernel = "jitvec_gufunc";
 inline constexpr const char* kGufuncHostSymbol = "jitvec_gufunc_host";
+inline constexpr const char* kGufuncStagedKernel = "jitvec_gufunc_staged";
+inline constexpr const char* kGufuncHostStagedSymbol = "jitvec_gufunc_host_staged";
+/// Loop elements of one staged block (a GPU block's threads), and the most bytes its stage holds
+/// (the default dynamic shared memory limit).
+inline constexpr int kGufuncStageBlock = 256;
+inline constexpr std::size_t kGufuncStageBytes = 48 * 1024;
 
 /// A layout such as "(m,n),(n)->(m)".
 struct GufuncLayout {
@@ -79,6 +96,11 @@ struct GufuncParams {
   long long strides[kGufuncMaxOperands][launch::kMaxDims];
   long long core_extent[kGufuncMaxOperands][kGufuncMaxCoreDims];
   long long core_stride[kGufuncMaxOperands][kGufuncMaxCoreDims];
+  /// Staged kernels: per operand, its elements per loop element (0: not staged), its row length
+  /// in the stage (padded against bank conflicts) and where its rows start (bytes).
+  long long stage_elems[kGufuncMaxOperands];
+  long long stage_row[kGufuncMaxOperands];
+  long long stage_offset[kGufuncMaxOperands];
 };
 using GufuncHostEntry = void (*)(const void* params, long long begin, long long end);
 

@@ -333,3 +333,38 @@ TEST_CASE("gufuncs in definition files, precompiled by jitvec compile's jobs", "
              Catch::Matchers::Contains("gufuncs.h4_bad: gufunc 'h4_bad': gufunc layout \"(n)->()->()\": "
                                        "unexpected text after the outputs"));
 }
+
+TEST_CASE("gufunc staged rows: several blocks, a partial last one, staged and broadcast operands", "[gufunc]") {
+  // C-ordered (rows, n) operands take the staged kernels (kernels/gufunc.hpp: rows copied
+  // through a stage in blocks of 256); a broadcast operand next to them does not.
+  Gufunc dot = gufunc_engine().gufunc("h4_dot");
+  Gufunc avg = gufunc_engine().gufunc("h4_movavg");
+  for (Target t : kHostTargets) {
+    CAPTURE(target_name(t));
+    const std::int64_t rows = 256 * 3 + 17, n = 16;
+    TestArray a = TestArray::random(DType::float32, {rows, n}, -1, 1);
+    TestArray b = TestArray::random(DType::float32, {n}, -1, 1);
+    TestArray o = TestArray::poisoned_view(DType::float32, rows, 0, {rows}, {1});
+    dot(a.host_view(), b.host_view(), out(o.host_view()), target(t));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      if (!close(o.at({r}), ref_dot(core_row(a, {r}), core_row(b, {})), 1e-5)) FAIL_CHECK("dot row " << r);
+    }
+    // Rows of 300 elements are past the staging limit (256 a row): straight to memory.
+    TestArray x = TestArray::random(DType::float64, {300, 300}, -1, 1);
+    TestArray y = TestArray::poisoned_view(DType::float64, 300 * 300, 0, {300, 300}, {300, 1});
+    avg(x.host_view(), 4, out(y.host_view()), target(t));
+    for (std::int64_t r = 0; r < 300; r += 37) {
+      const std::vector<double> want = ref_movavg(core_row(x, {r}), 4);
+      for (std::int64_t i = 0; i < 300; ++i) CHECK(close(y.at({r, i}), want[static_cast<std::size_t>(i)], 1e-13));
+    }
+    // Rows of 20: input and output staged (2 x 256 x 21 float64 fit the 48 KiB stage).
+    TestArray x2 = TestArray::random(DType::float64, {513, 20}, -1, 1);
+    Array y2 = avg(x2.host_view(), 3, target(t));
+    for (std::int64_t r = 0; r < 513; ++r) {
+      const std::vector<double> want = ref_movavg(core_row(x2, {r}), 3);
+      for (std::int64_t i = 0; i < 20; ++i) {
+        if (!close(array_at(y2, {r, i}), want[static_cast<std::size_t>(i)], 1e-13)) FAIL_CHECK("movavg " << r << "," << i);
+      }
+    }
+  }
+}

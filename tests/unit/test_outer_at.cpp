@@ -8,6 +8,10 @@
 #include <mutex>
 
 #include "catch.hpp"
+#include "codegen/loop_spec.hpp"
+#include "compile/nvrtc_compiler.hpp"
+#include "kernels/gufunc.hpp"
+#include "kernels/ufunc_at.hpp"
 #include "gufunc_cases.hpp"
 #include "support.hpp"
 
@@ -245,4 +249,23 @@ TEST_CASE("at: errors are clear and leave a untouched", "[at][errors]") {
   std::vector<std::int64_t> none;
   lerp.at(a, none, 1.0f, target(Target::cpu));
   CHECK(a == before);
+}
+
+TEST_CASE("at() and gufunc modules compile with NVRTC (no GPU needed)", "[at][gufunc][nvrtc]") {
+  // The cuda paths cannot run here; their kernels' text must at least be what NVRTC accepts,
+  // for every dtype pair the tests use and for a template user function.
+  const codegen::UfuncSource lerp{"h4_lerp", "template <typename T> __device__ T h4_lerp(T a, T b) { return a / 2 + b; }", "", 1, ""};
+  for (const char* loop : {"float32(float32, float32)", "int64(int64, int64)", "float64(float64, float64)"}) {
+    codegen::LoopSpec spec = codegen::LoopSpec::exact(Signature::parse(loop));
+    spec.inputs = {DType::int16, DType::uint8};  // a's and b's storage may differ from the loop
+    CAPTURE(loop);
+    CHECK_NOTHROW(compile::compile_cuda(kernels::generate_at_cuda_source(lerp, {}, spec), "h4_lerp", "sm_90"));
+  }
+  const codegen::UfuncSource mv{"mv", R"(template <class A, class X, class S, class Y>
+__device__ void mv(A a, X x, S scale, Y y) {
+  for (long long i = 0; i < a.size(0); ++i) { y(i) = 0; for (long long j = 0; j < a.size(1); ++j) y(i) += a(i, j) * x[j] * scale(); }
+})", "", 1, ""};
+  kernels::GufuncSpec spec{kernels::GufuncLayout::parse("(m,n),(n),()->(m)"),
+                           {DType::float32, DType::float32, DType::int32, DType::float32}};
+  CHECK_NOTHROW(compile::compile_cuda(kernels::generate_gufunc_cuda_source(mv, {}, spec), "mv", "sm_90"));
 }
