@@ -162,13 +162,14 @@ ${stage_out}    }
 )";
 
 // One operand's rows between global memory and the stage: element j of the block's run is row
-// j / E, column j % E, walked without a division per element.
+// j / E, column j % E, walked without a division per element. On the GPU the loop is unrolled
+// so that several loads are in flight per thread (their addresses do not depend on r and c).
 constexpr const char* kStageCopy = R"(  if (p.stage_elems[${k}] > 0) {
     const long long E = p.stage_elems[${k}], L = p.stage_row[${k}], total = rows * E;
     ${T}* const global = static_cast<${T}*>(p.data[${k}]) + first * E;
     const long long step_r = ${block} / E, step_c = ${block} - step_r * E;
     long long r = lane / E, c = lane - r * E;
-    for (long long j = lane; j < total; j += ${block}) {
+${unroll}    for (long long j = lane; j < total; j += ${block}) {
       ${copy};
       c += step_c;
       r += step_r;
@@ -267,6 +268,7 @@ std::string staged_kernel(const codegen::UfuncSource& function, const GufuncSpec
     std::string copy = fill(kStageCopy, {{"k", std::to_string(k)},
                                          {"T", type},
                                          {"block", std::to_string(kGufuncStageBlock)},
+                                         {"unroll", host ? "" : "#pragma unroll 8\n"},
                                          {"copy", input ? fmt::format("stage{}[r * L + c] = global[j]", k)
                                                         : fmt::format("global[j] = stage{}[r * L + c]", k)}});
     (input ? stage_in : stage_out) += copy;
