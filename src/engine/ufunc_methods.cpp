@@ -14,6 +14,13 @@
 namespace jitvec {
 namespace {
 
+// A signature's number of results, whichever way Signature holds them (one `result`, or
+// `results` for ufuncs of several outputs).
+template <class S> auto result_count(const S& s, int) -> decltype(s.results.size()) {
+  return s.results.size();
+}
+template <class S> std::size_t result_count(const S&, long) { return 1; }
+
 detail::UfuncImpl& binary_ufunc(const std::shared_ptr<detail::UfuncImpl>& impl,
                                 const char* method) {
   if (!impl) {
@@ -27,6 +34,13 @@ detail::UfuncImpl& binary_ufunc(const std::shared_ptr<detail::UfuncImpl>& impl,
         "ufunc '{}' takes {} input{}: {}() is defined only for ufuncs of two inputs and one "
         "output (as NumPy's binary ufuncs)",
         impl->name, nin, nin == 1 ? "" : "s", method));
+  }
+  const std::size_t nout = result_count(impl->signatures.front(), 0);
+  if (nout != 1) {
+    throw ArgumentError(fmt::format(
+        "ufunc '{}' returns {} results: {}() is defined only for ufuncs of two inputs and one "
+        "output (as NumPy's binary ufuncs)",
+        impl->name, nout, method));
   }
   return *impl;
 }
