@@ -125,6 +125,10 @@ class Array {
 
  private:
   void check_dtype(DType wanted) const;
+  // An Array with no shape yet, for members that set every field (Array() allocates the shape
+  // (0) and strides (1)).
+  struct Unset {};
+  explicit Array(Unset) noexcept {}
 
   std::shared_ptr<void> owner_;
   void* data_ = nullptr;

@@ -58,10 +58,15 @@ struct ScalarValue {
 };
 
 struct OutOption { Array array; };
+/// out= naming the caller's Array, which outlives the call it is passed to (no copy).
+struct OutRef { const Array* array; };
 struct StreamOption { Stream stream; };
 struct TargetOption { Target target; };
 /// Write the result into `a` (exact broadcast shape; dtype same-kind castable from the loop's).
-inline OutOption out(Array a) { return OutOption{std::move(a)}; }
+/// An lvalue is referred to (copying an Array's shape and strides cost a tenth of a call); a
+/// temporary is kept in the option.
+inline OutRef out(const Array& a) { return OutRef{&a}; }
+inline OutOption out(Array&& a) { return OutOption{std::move(a)}; }
 /// Run on `s` (device targets); the call returns without synchronizing for device outputs.
 inline StreamOption on(Stream s) { return StreamOption{s}; }
 /// Run this call on `t` instead of the ufunc's default target.
@@ -107,6 +112,7 @@ class Arg {
   }
   Arg(const OutOption& o) : kind_(Kind::out), array_(&o.array) {}  // NOLINT
   Arg(OutOption&& o) : kind_(Kind::out), owned_(std::move(o.array)) {}  // NOLINT
+  Arg(OutRef o) : kind_(Kind::out), array_(o.array) {}  // NOLINT
   Arg(StreamOption s) : kind_(Kind::stream), stream_(s.stream) {}  // NOLINT
   Arg(TargetOption t) : kind_(Kind::target), target_(t.target) {}  // NOLINT
 

@@ -1,5 +1,6 @@
 #include "cuda/context.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -13,7 +14,7 @@ namespace {
 
 struct PrimaryContext {
   std::once_flag retained;
-  CUcontext context = nullptr;
+  std::atomic<CUcontext> context{nullptr};  // set once, after the retain; read without the flag
 };
 
 // One slot per device, made when the device count is first known. Never destroyed: an
@@ -64,6 +65,12 @@ void warm_up_pool(const Driver& d, const DeviceInfo& device, CUcontext context) 
 }  // namespace
 
 CUcontext primary_context(int device) {
+  // Every call of a ufunc asks (ContextGuard): once the context is known, one load answers.
+  if (device >= 0 && device < device_count()) {
+    if (CUcontext known = primary_context_slot(device).context.load(std::memory_order_acquire)) {
+      return known;
+    }
+  }
   const DeviceInfo& info = device_info(device);  // throws for a missing driver or device
   PrimaryContext& slot = primary_context_slot(device);
   std::call_once(slot.retained, [&] {
@@ -72,9 +79,9 @@ CUcontext primary_context(int device) {
     check(d.devicePrimaryCtxRetain(&context, info.handle), "cuDevicePrimaryCtxRetain");
     keep_freed_pool_memory(d, info);
     warm_up_pool(d, info, context);
-    slot.context = context;
+    slot.context.store(context, std::memory_order_release);
   });
-  return slot.context;
+  return slot.context.load(std::memory_order_acquire);
 }
 
 ContextGuard::ContextGuard(int device) {

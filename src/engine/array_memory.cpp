@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "core/array_layout.hpp"
@@ -44,24 +45,22 @@ std::shared_ptr<void> allocate_device(std::size_t bytes, int device, Stream stre
 
 // Runs `work` (which touches device memory); when it fails on a machine without a usable GPU,
 // the error says that `what` needs one. The outermost operation names itself (to_device, not
-// the Array::empty inside it). Costs nothing when the work succeeds.
-thread_local bool naming_gpu_errors = false;
+// the Array::empty inside it: it renames the inner one's error). Costs nothing when the work
+// succeeds (no thread-local flag: that was a __tls_get_addr call per allocation).
+constexpr const char* kNeedsGpu = "device arrays need a GPU, and this machine has no usable one";
 
 template <class Work> auto needing_gpu(const char* what, Work work) {
-  if (naming_gpu_errors) return work();
-  struct Naming {
-    Naming() { naming_gpu_errors = true; }
-    ~Naming() { naming_gpu_errors = false; }
-  };
   try {
-    Naming naming;
     return work();
   } catch (const Error& e) {
-    if (cuda::device_count() > 0) throw;
-    const std::string message = fmt::format(
-        "{}: device arrays need a GPU, and this machine has no usable one ({}); keep arrays in "
-        "host memory and run ufuncs with target(Target::cpu) or target(Target::parallel)",
-        what, e.what());
+    const char* inner = std::strstr(e.what(), kNeedsGpu);  // an inner operation's, renamed
+    if (inner == nullptr && cuda::device_count() > 0) throw;
+    const std::string message =
+        inner != nullptr
+            ? fmt::format("{}: {}", what, inner)
+            : fmt::format("{}: {} ({}); keep arrays in host memory and run ufuncs with "
+                          "target(Target::cpu) or target(Target::parallel)",
+                          what, kNeedsGpu, e.what());
     if (const auto* cuda_error = dynamic_cast<const CudaError*>(&e)) {
       throw CudaError(message, cuda_error->code());
     }
@@ -75,7 +74,7 @@ Array Array::empty(DType dtype, Shape shape, Memory memory, int device, Stream s
   detail::check_shape(shape);
   const std::size_t bytes =
       static_cast<std::size_t>(detail::element_count(shape)) * dtype_size(dtype);
-  Array a;
+  Array a{Unset{}};
   if (memory == Memory::host) {
     a.owner_ = allocate_host(bytes);
   } else if (bytes > 0) {

@@ -19,17 +19,21 @@ namespace {
 
 int choose_device(const detail::UfuncImpl& ufunc, const CallPlan& plan) {
   int device = -1;
-  auto consider = [&](const Array* a, const std::string& what) {
+  // `what()` names the argument; it is only called for the error (formatting a name on every
+  // call cost a sixth of a call's host time: bench/NOTES.md, "Dispatch, issue 13").
+  auto consider = [&](const Array* a, auto what) {
     if (!a || !a->is_device()) return;
     if (device >= 0 && a->device() != device) {
       throw ArgumentError(fmt::format("ufunc '{}': {} is on cuda:{} but another argument is on "
                                       "cuda:{}; move them to one device",
-                                      ufunc.name, what, a->device(), device));
+                                      ufunc.name, what(), a->device(), device));
     }
     device = a->device();
   };
-  for (int k = 0; k < plan.nin; ++k) consider(plan.inputs[k], fmt::format("argument {}", k + 1));
-  consider(plan.out, "out=");
+  for (int k = 0; k < plan.nin; ++k) {
+    consider(plan.inputs[k], [k] { return fmt::format("argument {}", k + 1); });
+  }
+  consider(plan.out, [] { return std::string("out="); });
   return device < 0 ? 0 : device;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <string>
 #include <utility>
 
@@ -16,6 +17,9 @@ namespace jitvec::engine {
 namespace {
 
 thread_local ActiveCapture* current_capture = nullptr;
+// Captures active in the process: while there are none, a call does not read the thread-local
+// (in a shared library, each read is a __tls_get_addr call).
+std::atomic<int> captures_in_process{0};
 
 const void* as_pointer(CUstream stream) { return static_cast<const void*>(stream); }
 
@@ -32,10 +36,18 @@ std::string why_no_gpu() {
 
 }  // namespace
 
-ActiveCapture* active_capture() noexcept { return current_capture; }
+ActiveCapture* active_capture() noexcept {
+  return captures_in_process.load(std::memory_order_relaxed) == 0 ? nullptr : current_capture;
+}
 
-CaptureScope::CaptureScope(ActiveCapture& capture) { current_capture = &capture; }
-CaptureScope::~CaptureScope() { current_capture = nullptr; }
+CaptureScope::CaptureScope(ActiveCapture& capture) {
+  current_capture = &capture;
+  captures_in_process.fetch_add(1, std::memory_order_relaxed);
+}
+CaptureScope::~CaptureScope() {
+  captures_in_process.fetch_sub(1, std::memory_order_relaxed);
+  current_capture = nullptr;
+}
 
 void join_capture(const detail::UfuncImpl& ufunc, CallPlan& plan, ActiveCapture& capture) {
   if (plan.target != Target::cuda) {
@@ -88,7 +100,7 @@ void join_capture(const detail::UfuncImpl& ufunc, CallPlan& plan, ActiveCapture&
 }
 
 void refuse_allocation_in_capture(CUstream stream, std::size_t bytes) {
-  const ActiveCapture* capture = current_capture;
+  const ActiveCapture* capture = active_capture();
   if (!capture || (stream != capture->stream && stream != nullptr)) return;
   throw ArgumentError(fmt::format(
       "a device allocation of {} bytes on {} inside jitvec::capture of stream {}: jitvec "
