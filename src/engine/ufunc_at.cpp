@@ -47,7 +47,7 @@ std::int64_t read_integer(const unsigned char* p, DType t) {
 
 // The indices as int64 positions in [0, size), each checked before anything is written.
 std::vector<std::int64_t> checked_indices(const std::string& name, const Array& indices,
-                                          std::int64_t size) {
+                                          std::int64_t size, Stream stream) {
   const DTypeKind kind = dtype_kind(indices.dtype());
   if (kind != DTypeKind::signed_int && kind != DTypeKind::unsigned_int) {
     throw ArgumentError(fmt::format("ufunc '{}': at() takes integer indices; they are a {} array",
@@ -58,7 +58,7 @@ std::vector<std::int64_t> checked_indices(const std::string& name, const Array& 
                                     "axis; they have shape {}",
                                     name, shape_to_string(indices.shape())));
   }
-  const Array host = indices.to_host();  // C-contiguous
+  const Array host = indices.to_host(stream);  // C-contiguous; device indices: after the call's stream
   const auto* bytes = static_cast<const unsigned char*>(host.data());
   const std::size_t item = dtype_size(indices.dtype());
   std::vector<std::int64_t> out(static_cast<std::size_t>(host.size()));
@@ -194,7 +194,7 @@ void run_at(detail::UfuncImpl& ufunc, const Arg* args, std::size_t count) {
   if (b_scalar) convert_scalar(call.b->scalar(), loop.args[1], scalar);
 
   // Every index checked before anything is written; b must broadcast to the updated rows.
-  const std::vector<std::int64_t> indices = checked_indices(ufunc.name, *call.indices, a.shape()[0]);
+  const std::vector<std::int64_t> indices = checked_indices(ufunc.name, *call.indices, a.shape()[0], call.stream);
   Shape rows = a.shape();
   rows[0] = static_cast<std::int64_t>(indices.size());
   Strides b_strides;
