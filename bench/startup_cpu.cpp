@@ -5,8 +5,20 @@
 // process constructs an Engine (cache settings, the cache folder's trust checks), loads the
 // samples' gaussian_pdf definition, makes the loop's key (generated module source, compiler
 // identity), reads and checks the disk-cache entry (file trust, checksum, ELF validation),
-// dlopens the shared object and makes its first call. Only the public API is used, so the same
-// file builds against an old jitvec too (see "Old against new" in bench/NOTES.md):
+// dlopens the shared object and makes its first call. Only the public API (and one internal
+// header both versions have) is used, so the same file builds against an old jitvec too, e.g.
+// the old tree in .base/ with this CMakeLists.txt in a folder of its own:
+//
+//   cmake_minimum_required(VERSION 3.20)
+//   project(base_tool CXX)
+//   set(CMAKE_CXX_STANDARD 17)
+//   set(JITVEC_BUILD_TESTS OFF CACHE BOOL "" FORCE)   # and _BENCH, _SAMPLES, _CLI
+//   add_subdirectory(/path/to/.base jv)
+//   add_executable(startup_old /path/to/bench/startup_cpu.cpp)
+//   target_include_directories(startup_old PRIVATE /path/to/.base/src)
+//   target_link_libraries(startup_old PRIVATE jitvec)
+//
+// and then:
 //
 //   jitvec_startup_cpu --compare OTHER_BINARY [--runs N] [--samples DIR]
 //

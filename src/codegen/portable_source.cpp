@@ -118,6 +118,24 @@ template <class T> inline constexpr bool is_unsigned_v = is_unsigned<T>::value;
 constexpr const char* kPerThreadNames[] = {"threadIdx", "blockIdx", "blockDim", "gridDim",
                                            "__syncthreads", "__shared__", "__global__"};
 
+// Names the host's C++ library has and NVRTC has not, with what works on both instead. Refused
+// on both targets, so a source that compiles for the cpu target compiles for the GPU.
+struct HostOnlyName {
+  const char* name;
+  const char* instead;
+};
+constexpr HostOnlyName kHostOnlyNames[] = {
+    {"numeric_limits",
+     "use the macros of <cfloat> and <climits> (FLT_MAX, DBL_EPSILON, FLT_MIN, INT_MAX, "
+     "LLONG_MIN, ...)"},
+    {"fpclassify", "use isnan, isinf, isfinite and signbit"},
+    {"FP_NAN", "use isnan"},
+    {"FP_INFINITE", "use isinf"},
+    {"FP_ZERO", "compare with 0"},
+    {"FP_SUBNORMAL", "compare fabs(x) with FLT_MIN or DBL_MIN"},
+    {"FP_NORMAL", "use isfinite and compare fabs(x) with FLT_MIN or DBL_MIN"},
+};
+
 struct Token {
   enum Kind { identifier, include } kind;
   std::string text;  // the identifier, or the header as written ("<cmath>", "\"x.h\"")
@@ -244,6 +262,14 @@ void check_portable_source(std::string_view source, const std::string& file, int
             file, line, token.text, portable_header_list()));
       }
     } else {
+      for (const HostOnlyName& host_only : kHostOnlyNames) {
+        if (token.text == host_only.name) {
+          throw DefinitionError(fmt::format(
+              "{}:{}: '{}' is not available to ufunc source: the host's C++ library has it but "
+              "the GPU's (NVRTC) has not, and ufuncs compile for both alike; {}",
+              file, line, host_only.name, host_only.instead));
+        }
+      }
       for (const char* name : kPerThreadNames) {
         if (token.text == name) {
           throw DefinitionError(fmt::format(

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu/host_fault.hpp"
 #include "engine/engine_impl.hpp"
 #include "kernels/kernel_abi.hpp"
 
@@ -45,7 +46,10 @@ Array run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan) {
     entry = loop->strided;
   }
   const void* image = args.image();
-  auto run = [entry, image](std::int64_t begin, std::int64_t end) { entry(image, begin, end); };
+  // An integer division fault in the loop is an Error, not the end of the process.
+  auto run = [entry, image, &ufunc, &plan](std::int64_t begin, std::int64_t end) {
+    cpu::call_host_entry(entry, image, begin, end, ufunc.name, target_name(plan.target));
+  };
   if (plan.target == Target::parallel) {
     ufunc.engine.thread_pool().parallel_for(0, space.numel, kMinChunk, run);
   } else {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/strided_copy.hpp"
+#include "cpu/host_fault.hpp"
 #include "cuda/context.hpp"
 #include "cuda/launch.hpp"
 #include "engine/engine_impl.hpp"
@@ -252,7 +253,9 @@ void run_at(detail::UfuncImpl& ufunc, const Arg* args, std::size_t count) {
     auto module = host_method(engine, ufunc.method_modules, key, method);
     const auto entry = reinterpret_cast<kernels::HostEntry>(module->entry);
     const void* image = &p;
-    auto run = [entry, image](std::int64_t begin, std::int64_t end) { entry(image, begin, end); };
+    auto run = [entry, image, &ufunc, &call](std::int64_t begin, std::int64_t end) {
+      cpu::call_host_entry(entry, image, begin, end, ufunc.name, target_name(call.target));
+    };
     const std::int64_t n = p.segments * p.row;
     if (call.target == Target::parallel) {
       engine.thread_pool().parallel_for(0, n, 1 << 10, run);

@@ -57,6 +57,9 @@ const Row kRows[] = {
     {"std:: math", "f4(f4)", "#include <cmath>\nfloat f(float x) { return std::sqrt(std::fabs(x)) + std::min(x, 1.0f) + std::pow(x, 2.0f); }", true},
     {"a standard container without #include", "f4(f4)", "float f(float x) { std::vector<float> v; return x; }", false},
     {"math of double", "f8(f8, f8)", "double f(double x, double y) { return pow(x, y) + atan2(x, y) + erf(x) + fma(x, y, 1.0); }", true},
+    {"std::numeric_limits (host only)", "f4(f4)", "float f(float x) { return x < std::numeric_limits<float>::max() ? x : 0.0f; }", false},
+    {"fpclassify and FP_NAN (host only)", "i4(f4)", "int f(float x) { return fpclassify(x) == FP_NAN; }", false},
+    {"FLT_MAX and isnan instead", "i4(f4)", "#include <cfloat>\nint f(float x) { return isnan(x) ? 0 : (fabsf(x) < FLT_MAX ? 1 : 2); }", true},
 };
 
 // Whether `compile` throws a jitvec error; the message, for the report.
@@ -201,4 +204,23 @@ TEST_CASE("an engine's compile error names the definition file as given, on the 
                                     VectorizeOptions{std::nullopt, "some/where/defs.toml", 3});
   CHECK_THROWS_WITH(includes(x, target(Target::cpu)),
                     Catch::Matchers::StartsWith("some/where/defs.toml:3: #include <vector> is not available"));
+}
+
+TEST_CASE("a name only the host's library has is refused on both targets, saying what to use",
+          "[codegen][same_source]") {
+  const LoopSpec spec = LoopSpec::exact(Signature::parse("f4(f4)"));
+  const UfuncSource limits{"f", "float f(float x) {\n  return std::numeric_limits<float>::max();\n}",
+                           "defs.toml", 5, "conf/defs.toml"};
+  const UfuncSource classify{"f", "int f(float x) { return fpclassify(x); }", "", 1};
+  for (int target = 0; target < 2; ++target) {
+    CHECK_THROWS_WITH(target ? kernels::generate_host_source(limits, {}, spec)
+                             : kernels::generate_cuda_source(limits, {}, spec),
+                      Catch::Matchers::StartsWith("conf/defs.toml:6: 'numeric_limits' is not "
+                                                  "available to ufunc source") &&
+                          Catch::Matchers::Contains("FLT_MAX"));
+    CHECK_THROWS_WITH(target ? kernels::generate_host_source(classify, {}, spec)
+                             : kernels::generate_cuda_source(classify, {}, spec),
+                      Catch::Matchers::StartsWith("ufunc:f:1: 'fpclassify' is not available") &&
+                          Catch::Matchers::Contains("isnan"));
+  }
 }
