@@ -222,7 +222,25 @@ def targets(records):
                                 "cpu_gaussian_pdf_parallel", 0.8))
     results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
                                 "cpu_gaussian_pdf_single", 2.0))
-    return results + layout_targets(records) + graph_targets(records) + gufunc_targets(records)
+    return (results + layout_targets(records) + graph_targets(records) + gufunc_targets(records)
+            + dtype_targets(records))
+
+
+def dtype_targets(records):
+    """Issue 10: float16 gaussian_pdf and complex64 z * conj(z) + c (bench_dtypes.hpp) against
+    the copy, with the fastest CuPy/PyTorch figure of the same case beside it."""
+    results = []
+    for label, case in (("issue 10: gaussian_pdf float16 2^28 >= 0.95 of DtoD", "dtype_gaussian_float16"),
+                        ("issue 10: z * conj(z) + c complex64 2^27 >= 0.95 of DtoD", "dtype_zz_complex64")):
+        r = find(records, case, largest=True)
+        peers = [p for p in records if p["case"] == case and p["system"] != "jitvec" and usable(p)
+                 and p.get("ratio") and r is not None and p["n"] == r["n"]]
+        text = f"{r['ratio']:.3f} (need >= 0.95) at n={pow2(r['n'])}" if r else ""
+        if peers:
+            best = max(peers, key=lambda p: p["ratio"])
+            text += f"; best peer {best['system']} {best['ratio']:.3f}"
+        results.append((label,) + verdict(r, r is not None and (r.get("ratio") or 0) >= 0.95, text))
+    return results
 
 
 def gufunc_targets(records):

@@ -84,6 +84,10 @@ double load_as_double(DType t, const void* p) {
     case DType::uint64: return load_t<std::uint64_t>(p);
     case DType::float32: return load_t<float>(p);
     case DType::float64: return load_t<double>(p);
+    case DType::float16: return detail::half_bits_to_float(static_cast<std::uint16_t>(load_t<std::uint16_t>(p)));
+    case DType::bfloat16: return detail::bfloat16_bits_to_float(static_cast<std::uint16_t>(load_t<std::uint16_t>(p)));
+    case DType::complex64: return load_t<float>(p);    // the real part
+    case DType::complex128: return load_t<double>(p);  // the real part
   }
   return 0;
 }
@@ -101,6 +105,18 @@ void store_from_double(DType t, double value, void* p) {
     case DType::uint64: store_t<std::uint64_t>(value, p); break;
     case DType::float32: store_t<float>(value, p); break;
     case DType::float64: store_t<double>(value, p); break;
+    case DType::float16: store_t<std::uint16_t>(detail::double_to_half_bits(value), p); break;
+    case DType::bfloat16: store_t<std::uint16_t>(detail::double_to_bfloat16_bits(value), p); break;
+    case DType::complex64: {  // a real value: the imaginary part is zero
+      const float parts[2] = {static_cast<float>(value), 0.0f};
+      std::memcpy(p, parts, sizeof parts);
+      break;
+    }
+    case DType::complex128: {
+      const double parts[2] = {value, 0.0};
+      std::memcpy(p, parts, sizeof parts);
+      break;
+    }
   }
 }
 
@@ -110,7 +126,9 @@ constexpr unsigned char kPoisonByte = 0xA5;
 
 double random_value(DType t, double lo, double hi) {
   if (t == DType::bool_) return std::uniform_int_distribution<int>(0, 1)(rng());
-  if (dtype_kind(t) == DTypeKind::floating) return std::uniform_real_distribution<double>(lo, hi)(rng());
+  if (dtype_kind(t) == DTypeKind::floating || dtype_kind(t) == DTypeKind::complex) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng());
+  }
   return static_cast<double>(std::uniform_int_distribution<long long>(
       static_cast<long long>(lo), static_cast<long long>(hi))(rng()));
 }

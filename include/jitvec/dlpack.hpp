@@ -26,8 +26,9 @@
 // refuse any device array: copy it with to_host() first). Other device types are an error.
 // Exports are kDLCPU (host arrays) or kDLCUDA (device arrays).
 //
-// Dtypes. bool (kDLBool, 8 bits), int8..int64, uint8..uint64, float32 and float64, one lane.
-// float16, bfloat16, complex, vector lanes and opaque handles are an error naming the type.
+// Dtypes. bool (kDLBool, 8 bits), int8..int64, uint8..uint64, float16/32/64 (kDLFloat),
+// bfloat16 (kDLBfloat, 16 bits), complex64/128 (kDLComplex, 64/128 bits), one lane. Other
+// widths, vector lanes and opaque handles are an error naming the type.
 //
 // Streams. A DLManagedTensor carries no stream: the producer's data must be complete in the
 // order of the stream jitvec then uses. In Python that is what `__dlpack__(stream=s)` is for:

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,7 +46,8 @@ std::string_view target_name(Target t);
 /// "cuda", "cpu", "parallel"; nullopt for anything else.
 std::optional<Target> parse_target(std::string_view name);
 
-/// A scalar argument's value, kept exact: its C++ type's dtype and the value.
+/// A scalar argument's value, kept exact: its C++ type's dtype and the value (a complex one's
+/// real part in f, its imaginary part in f_imag).
 struct ScalarValue {
   DType type = DType::float64;
   union {
@@ -54,6 +56,7 @@ struct ScalarValue {
     std::uint64_t u;
     double f;
   };
+  double f_imag = 0.0;
   ScalarValue() : f(0.0) {}
 };
 
@@ -109,6 +112,19 @@ class Arg {
                                       : DType::uint64;
       scalar_.u = static_cast<std::uint64_t>(value);
     }
+  }
+  /// std::complex<float/double> scalars are weak complex scalars; jitvec::half and
+  /// jitvec::bfloat16 ones are weak float scalars.
+  template <class T, std::enable_if_t<std::is_floating_point_v<T> && sizeof(T) <= 8, int> = 0>
+  Arg(std::complex<T> value) : kind_(Kind::scalar) {  // NOLINT
+    scalar_.type = sizeof(T) <= 4 ? DType::complex64 : DType::complex128;
+    scalar_.f = static_cast<double>(value.real());
+    scalar_.f_imag = static_cast<double>(value.imag());
+  }
+  template <class T, std::enable_if_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, int> = 0>
+  Arg(T value) : kind_(Kind::scalar) {  // NOLINT
+    scalar_.type = dtype_of<T>();
+    scalar_.f = static_cast<double>(static_cast<float>(value));
   }
   Arg(const OutOption& o) : kind_(Kind::out), array_(&o.array) {}  // NOLINT
   Arg(OutOption&& o) : kind_(Kind::out), owned_(std::move(o.array)) {}  // NOLINT

@@ -133,13 +133,19 @@ jitvec::DType dtype_from_format(const char* format, Py_ssize_t itemsize, const S
           case 8: return jitvec::DType::uint64;
         }
         break;
+      case 'e': return jitvec::DType::float16;
       case 'f': return jitvec::DType::float32;
       case 'd': return jitvec::DType::float64;
     }
   }
+  if (f[0] == 'Z' && f[1] != '\0' && f[2] == '\0') {  // NumPy's complex formats
+    if (f[1] == 'f') return jitvec::DType::complex64;
+    if (f[1] == 'd') return jitvec::DType::complex128;
+  }
   throw jitvec::ArgumentError(fmt::format(
       "{}: jitvec has no dtype for buffer format '{}' ({} bytes an item); it takes bool, "
-      "int8..int64, uint8..uint64, float32 and float64",
+      "int8..int64, uint8..uint64, float16, float32, float64, complex64 and complex128 (bfloat16 "
+      "through DLPack)",
       where(s), format ? format : "", itemsize));
 }
 
@@ -245,8 +251,13 @@ jitvec::DType dtype_from_typestr(const std::string& t, const Slot& s) {
         if (size == 8) return jitvec::DType::uint64;
         break;
       case 'f':
+        if (size == 2) return jitvec::DType::float16;
         if (size == 4) return jitvec::DType::float32;
         if (size == 8) return jitvec::DType::float64;
+        break;
+      case 'c':
+        if (size == 8) return jitvec::DType::complex64;
+        if (size == 16) return jitvec::DType::complex128;
         break;
     }
   }
@@ -314,7 +325,7 @@ Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
   Slot s;
   s.obj = obj;
   s.position = position;
-  if (PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj)) return s;
+  if (PyBool_Check(obj) || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj) || PyComplex_CheckExact(obj)) return s;
   PyTypeObject* type = Py_TYPE(obj);
   if (type == g->py_array) {
     s.kind = Kind::jitvec_array;
@@ -327,12 +338,12 @@ Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
     keep.push_back(nb::steal(PyObject_CallMethod(obj, "item", nullptr)));
     if (!keep.back().is_valid()) throw nb::python_error();
     s.obj = keep.back().ptr();
-    if (!(PyBool_Check(s.obj) || PyLong_Check(s.obj) || PyFloat_Check(s.obj))) {
+    if (!(PyBool_Check(s.obj) || PyLong_Check(s.obj) || PyFloat_Check(s.obj) || PyComplex_Check(s.obj))) {
       throw jitvec::ArgumentError(fmt::format("{}: NumPy scalar of an unsupported type", where(s)));
     }
     return s;
   }
-  if (PyLong_Check(obj) || PyFloat_Check(obj)) return s;  // int/float subclasses
+  if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return s;  // subclasses
   s.info = &type_info(obj);
   if (s.info->buffer) {
     s.kind = Kind::buffer;
@@ -387,6 +398,8 @@ void push_scalar(std::vector<jitvec::Arg>& args, PyObject* obj, int position) {
       }
       args.emplace_back(static_cast<std::uint64_t>(u));
     }
+  } else if (PyComplex_Check(obj)) {  // a weak complex scalar
+    args.emplace_back(std::complex<double>(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj)));
   } else {
     args.emplace_back(PyFloat_AsDouble(obj));
   }

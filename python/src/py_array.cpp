@@ -76,7 +76,11 @@ nb::object cuda_array_interface(const PyArray& self) {
   nb::list shape, strides;
   for (std::int64_t s : a.shape()) shape.append(s);
   for (std::int64_t s : a.strides()) strides.append(s * static_cast<std::int64_t>(item));
+  if (a.dtype() == jitvec::DType::bfloat16) {  // the interface has no typestr for it
+    throw nb::attribute_error("__cuda_array_interface__: bfloat16 has no typestr; use DLPack");
+  }
   const char kind = jitvec::dtype_kind(a.dtype()) == jitvec::DTypeKind::floating       ? 'f'
+                    : jitvec::dtype_kind(a.dtype()) == jitvec::DTypeKind::complex      ? 'c'
                     : jitvec::dtype_kind(a.dtype()) == jitvec::DTypeKind::signed_int   ? 'i'
                     : jitvec::dtype_kind(a.dtype()) == jitvec::DTypeKind::unsigned_int ? 'u'
                                                                                        : 'b';

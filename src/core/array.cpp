@@ -65,9 +65,9 @@ Array Array::wrap(void* data, DType dtype, Shape shape, Strides strides, Memory 
     throw ArgumentError(fmt::format("null data pointer for a {} array of shape {}",
                                     dtype_name(dtype), shape_to_string(shape)));
   }
-  if (reinterpret_cast<std::uintptr_t>(data) % dtype_size(dtype) != 0) {
+  if (reinterpret_cast<std::uintptr_t>(data) % dtype_alignment(dtype) != 0) {
     throw ArgumentError(fmt::format("data pointer {} is not aligned to {} bytes, as {} elements need",
-                                    data, dtype_size(dtype), dtype_name(dtype)));
+                                    data, dtype_alignment(dtype), dtype_name(dtype)));
   }
   Array a;
   a.data_ = data;

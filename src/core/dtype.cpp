@@ -12,7 +12,8 @@ struct DTypeTraits {
   DTypeKind kind;
 };
 
-// Indexed by DType. The C types are the ones both NVRTC and the host compiler agree on.
+// Indexed by DType. The C types are the ones both NVRTC and the host compiler agree on; the
+// 2-byte and complex ones are defined by the preludes (src/kernels/device_types.hpp).
 constexpr std::array<DTypeTraits, kDTypeCount> kTraits = {{
     {"bool", "bool", 1, DTypeKind::boolean},
     {"int8", "signed char", 1, DTypeKind::signed_int},
@@ -25,6 +26,10 @@ constexpr std::array<DTypeTraits, kDTypeCount> kTraits = {{
     {"uint64", "unsigned long long", 8, DTypeKind::unsigned_int},
     {"float32", "float", 4, DTypeKind::floating},
     {"float64", "double", 8, DTypeKind::floating},
+    {"float16", "__half", 2, DTypeKind::floating},
+    {"bfloat16", "__nv_bfloat16", 2, DTypeKind::floating},
+    {"complex64", "jitvec::complex<float>", 8, DTypeKind::complex},
+    {"complex128", "jitvec::complex<double>", 16, DTypeKind::complex},
 }};
 
 const DTypeTraits& traits(DType t) { return kTraits[static_cast<std::size_t>(t)]; }
@@ -46,11 +51,43 @@ constexpr Alias kAliases[] = {
     {"u4", DType::uint32},      {"uintc", DType::uint32},     {"uint64", DType::uint64},
     {"u8", DType::uint64},      {"uintp", DType::uint64},     {"float32", DType::float32},
     {"f4", DType::float32},     {"single", DType::float32},   {"float64", DType::float64},
-    {"f8", DType::float64},     {"double", DType::float64},
+    {"f8", DType::float64},     {"double", DType::float64},   {"float16", DType::float16},
+    {"f2", DType::float16},     {"half", DType::float16},     {"e", DType::float16},
+    {"bfloat16", DType::bfloat16}, {"bf16", DType::bfloat16}, {"complex64", DType::complex64},
+    {"c8", DType::complex64},   {"csingle", DType::complex64}, {"F", DType::complex64},
+    {"complex128", DType::complex128}, {"c16", DType::complex128}, {"cdouble", DType::complex128},
+    {"complex", DType::complex128}, {"D", DType::complex128},
 };
 
-// Bits of value a type holds, for the safe-cast rule between integer kinds.
+// Bits of value an integer type holds, for the safe-cast rule between integer kinds.
 int value_bits(DType t) { return static_cast<int>(dtype_size(t)) * 8; }
+
+// A floating-point format: significand bits (with the implicit one) and exponent bits.
+struct FloatFormat {
+  int precision;
+  int exponent_bits;
+};
+FloatFormat float_format(DType t) {
+  switch (t) {
+    case DType::float16: return {11, 5};
+    case DType::bfloat16: return {8, 8};
+    case DType::float32: return {24, 8};
+    default: return {53, 11};  // float64
+  }
+}
+// The type of one part of a complex type.
+DType complex_part(DType t) { return t == DType::complex64 ? DType::float32 : DType::float64; }
+
+// Safe casts into a real floating-point type `to`.
+bool safe_into_float(DType from, DTypeKind fk, DType to) {
+  const FloatFormat f = float_format(to);
+  if (fk == DTypeKind::floating) {
+    const FloatFormat g = float_format(from);
+    return f.precision >= g.precision && f.exponent_bits >= g.exponent_bits;
+  }
+  // An integer fits when its bits fit the significand; NumPy also counts (u)int64 -> float64.
+  return f.precision >= value_bits(from) || (value_bits(from) == 64 && to == DType::float64);
+}
 
 }  // namespace
 
@@ -66,26 +103,27 @@ std::optional<DType> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
+std::size_t dtype_alignment(DType t) {
+  return dtype_kind(t) == DTypeKind::complex ? dtype_size(t) / 2 : dtype_size(t);
+}
+
 bool can_cast_safe(DType from, DType to) {
   if (from == to) return true;
   const DTypeKind fk = dtype_kind(from);
   const DTypeKind tk = dtype_kind(to);
   if (fk == DTypeKind::boolean) return true;  // bool casts safely to every type
-  if (tk == DTypeKind::boolean) return false;
-  switch (fk) {
+  switch (tk) {
+    case DTypeKind::boolean: return false;
     case DTypeKind::unsigned_int:
-      if (tk == DTypeKind::unsigned_int) return value_bits(to) >= value_bits(from);
-      if (tk == DTypeKind::signed_int) return value_bits(to) > value_bits(from);
-      // NumPy: uint8/16 -> float32 (and up), uint32/64 -> float64.
-      return value_bits(from) <= 16 ? true : to == DType::float64;
+      return fk == DTypeKind::unsigned_int && value_bits(to) >= value_bits(from);
     case DTypeKind::signed_int:
-      if (tk == DTypeKind::unsigned_int) return false;
-      if (tk == DTypeKind::signed_int) return value_bits(to) >= value_bits(from);
-      return value_bits(from) <= 16 ? true : to == DType::float64;
+      if (fk == DTypeKind::signed_int) return value_bits(to) >= value_bits(from);
+      return fk == DTypeKind::unsigned_int && value_bits(to) > value_bits(from);
     case DTypeKind::floating:
-      return tk == DTypeKind::floating && value_bits(to) >= value_bits(from);
-    case DTypeKind::boolean:
-      break;
+      return fk != DTypeKind::complex && safe_into_float(from, fk, to);
+    case DTypeKind::complex:
+      if (fk == DTypeKind::complex) return can_cast_safe(complex_part(from), complex_part(to));
+      return safe_into_float(from, fk, complex_part(to));
   }
   return false;
 }

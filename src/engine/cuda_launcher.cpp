@@ -54,7 +54,7 @@ kernels::CallOperands call_operands(const CallPlan& plan, void* const* inputs, c
 // One launch: the chosen kernel with the packed arguments.
 void launch_choice(const CudaLoop& loop, const CallPlan& plan, const kernels::KernelChoice& choice,
                    kernels::KernelArgs& args, CUstream stream) {
-  static_assert(sizeof(ScalarSlot) == 8, "KernelArgs::pack reads 8 bytes per scalar");
+  static_assert(sizeof(ScalarSlot) == 16, "KernelArgs::pack reads 16 bytes per scalar");
   args.set_lane_mask(loop.layout, choice.lane_mask);
   kernels::LaunchGeometry g = choice.geometry;
   if (choice.one_wave) g.grid_x = std::min(g.grid_x, loop.one_wave());

@@ -64,19 +64,68 @@ bool uint_fits(std::uint64_t v, DType to) {
   }
 }
 
+// Whether an integer survives conversion to a 2-byte float type exactly (every integer that
+// float16 or bfloat16 holds is exact in double, so the double is compared).
+bool int_exact_in_small_float(double v, DType to) {
+  const double back = to == DType::float16
+                          ? detail::half_bits_to_float(detail::double_to_half_bits(v))
+                          : detail::bfloat16_bits_to_float(detail::double_to_bfloat16_bits(v));
+  return back == v;
+}
+
+// Whether a finite double stays finite in float type `to` (it may round, not overflow).
+bool float_fits(double v, DType to) {
+  if (to == DType::float64 || !std::isfinite(v)) return true;
+  if (to == DType::float32) return std::fabs(v) < kFloat32OverflowThreshold;
+  const float f = to == DType::float16 ? detail::half_bits_to_float(detail::double_to_half_bits(v))
+                                       : detail::bfloat16_bits_to_float(detail::double_to_bfloat16_bits(v));
+  return std::isfinite(f);
+}
+
+// Whether a real scalar's value survives conversion to the floating type `to`.
+bool real_fits_float(const ScalarValue& s, DTypeKind from_kind, DType to) {
+  switch (from_kind) {
+    case DTypeKind::boolean: return true;
+    case DTypeKind::signed_int:
+      if (to == DType::float32) return int_exact_in<float>(s.i);
+      if (to == DType::float64) return int_exact_in<double>(s.i);
+      return int_exact_in_small_float(static_cast<double>(s.i), to);
+    case DTypeKind::unsigned_int:
+      if (to == DType::float32) return uint_exact_in<float>(s.u);
+      if (to == DType::float64) return uint_exact_in<double>(s.u);
+      return int_exact_in_small_float(static_cast<double>(s.u), to);
+    case DTypeKind::floating:
+      // A float may round (to a neighbour, to a denormal, to zero) but may not overflow: the
+      // value converted to the loop type must be finite (inf and nan stay themselves).
+      return float_fits(s.f, to);
+    case DTypeKind::complex:
+      return false;  // complex -> real is never allowed, whatever the imaginary part
+  }
+  return false;
+}
+
+// The part type of a complex dtype.
+DType part_of(DType complex_type) {
+  return complex_type == DType::complex64 ? DType::float32 : DType::float64;
+}
+
 bool is_unsigned_scalar(const ScalarValue& s) { return dtype_kind(s.type) == DTypeKind::unsigned_int; }
 
-template <class T> void store(ScalarSlot& slot, T value) {
+template <class T> void store(ScalarSlot& slot, const T& value) {
+  static_assert(sizeof(T) <= sizeof slot.bytes, "a scalar fits its slot");
   std::memset(slot.bytes, 0, sizeof slot.bytes);
   std::memcpy(slot.bytes, &value, sizeof(T));
 }
+
+double imag_of(const ScalarValue& s) { return dtype_kind(s.type) == DTypeKind::complex ? s.f_imag : 0.0; }
 
 template <class T> T scalar_as(const ScalarValue& s) {
   switch (dtype_kind(s.type)) {
     case DTypeKind::boolean: return static_cast<T>(s.b);
     case DTypeKind::signed_int: return static_cast<T>(s.i);
     case DTypeKind::unsigned_int: return static_cast<T>(s.u);
-    case DTypeKind::floating: return static_cast<T>(s.f);
+    case DTypeKind::floating:
+    case DTypeKind::complex: return static_cast<T>(s.f);  // the real part (complex -> real never resolves)
   }
   return T{};
 }
@@ -110,6 +159,7 @@ std::string scalar_to_string(const ScalarValue& s) {
     case DTypeKind::signed_int: return std::to_string(s.i);
     case DTypeKind::unsigned_int: return std::to_string(s.u);
     case DTypeKind::floating: return fmt::format("{}", s.f);
+    case DTypeKind::complex: return fmt::format("({}{:+}j)", s.f, s.f_imag);
   }
   return "?";
 }
@@ -129,18 +179,11 @@ bool scalar_fits(const ScalarValue& s, DType to) {
       if (s.f < 0) return s.f >= -9.2233720368547758e18 && int_fits(static_cast<std::int64_t>(s.f), to);
       return s.f < 1.8446744073709552e19 && uint_fits(static_cast<std::uint64_t>(s.f), to);
     case DTypeKind::floating:
-      if (from_kind == DTypeKind::boolean) return true;
-      if (from_kind == DTypeKind::signed_int) {
-        return to == DType::float32 ? int_exact_in<float>(s.i) : int_exact_in<double>(s.i);
-      }
-      if (from_kind == DTypeKind::unsigned_int) {
-        return to == DType::float32 ? uint_exact_in<float>(s.u) : uint_exact_in<double>(s.u);
-      }
-      // A float may round (to a neighbour, to a denormal, to zero) but may not overflow: the
-      // value converted to the loop type must be finite (inf and nan stay themselves). A float64
-      // value is always finite in float64.
-      if (to == DType::float64 || !std::isfinite(s.f)) return true;
-      return std::fabs(s.f) < kFloat32OverflowThreshold;
+      return real_fits_float(s, from_kind, to);
+    case DTypeKind::complex:
+      // A real value goes into the real part; a complex one part by part, as floats.
+      if (from_kind != DTypeKind::complex) return real_fits_float(s, from_kind, part_of(to));
+      return float_fits(s.f, part_of(to)) && float_fits(s.f_imag, part_of(to));
   }
   return false;
 }
@@ -158,6 +201,22 @@ void convert_scalar(const ScalarValue& s, DType to, ScalarSlot& slot) {
     case DType::uint64: store<std::uint64_t>(slot, scalar_as<std::uint64_t>(s)); break;
     case DType::float32: store<float>(slot, scalar_as<float>(s)); break;
     case DType::float64: store<double>(slot, scalar_as<double>(s)); break;
+    case DType::float16:
+      store<std::uint16_t>(slot, detail::double_to_half_bits(scalar_as<double>(s)));
+      break;
+    case DType::bfloat16:
+      store<std::uint16_t>(slot, detail::double_to_bfloat16_bits(scalar_as<double>(s)));
+      break;
+    case DType::complex64: {
+      const float parts[2] = {scalar_as<float>(s), static_cast<float>(imag_of(s))};
+      store(slot, parts);
+      break;
+    }
+    case DType::complex128: {
+      const double parts[2] = {scalar_as<double>(s), imag_of(s)};
+      store(slot, parts);
+      break;
+    }
   }
 }
 

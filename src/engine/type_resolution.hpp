@@ -9,8 +9,11 @@
 //     value converted to the loop's type must be finite, so 3.4028235e38 (FLT_MAX as it
 //     prints) fits float32 and 3.4028236e38 does not);
 //   - a call of scalars only takes the first signature that holds every scalar's value.
-// convert_scalar() writes a scalar in a loop's type into an 8-byte slot, ready to be passed
-// to a kernel as a parameter or to a CPU loop by pointer.
+//   - float16 and bfloat16 take the same rules (1e5 does not fit float16: it overflows); a
+//     complex scalar (std::complex<float/double>) fits a complex loop when neither part
+//     overflows, and never a real loop; a real scalar fits a complex loop as its real part does.
+// convert_scalar() writes a scalar in a loop's type into a 16-byte slot (a complex128 needs
+// all of it), ready to be passed to a kernel as a parameter or to a CPU loop by pointer.
 #pragma once
 
 #include <cstddef>
@@ -46,9 +49,9 @@ bool scalar_fits(const ScalarValue& value, DType to);
 /// "15.5", "300", "true".
 std::string scalar_to_string(const ScalarValue& value);
 
-/// 8 bytes, aligned, holding one scalar converted to a loop type.
-struct alignas(8) ScalarSlot {
-  unsigned char bytes[8];
+/// 16 bytes, aligned, holding one scalar converted to a loop type.
+struct alignas(16) ScalarSlot {
+  unsigned char bytes[16];
 };
 void convert_scalar(const ScalarValue& value, DType to, ScalarSlot& slot);
 

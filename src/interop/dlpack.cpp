@@ -165,7 +165,9 @@ DLDataType to_dlpack_dtype(DType dtype) {
     case DTypeKind::boolean: return DLDataType{kDLPackBoolCode, 8, 1};
     case DTypeKind::unsigned_int: return DLDataType{kDLUInt, bits, 1};
     case DTypeKind::signed_int: return DLDataType{kDLInt, bits, 1};
-    case DTypeKind::floating: return DLDataType{kDLFloat, bits, 1};
+    case DTypeKind::floating:
+      return DLDataType{dtype == DType::bfloat16 ? kDLBfloat : kDLFloat, bits, 1};
+    case DTypeKind::complex: return DLDataType{kDLComplex, bits, 1};
   }
   throw Error(fmt::format("to_dlpack: no DLPack type for {}", dtype_name(dtype)));
 }
@@ -193,14 +195,23 @@ DType from_dlpack_dtype(DLDataType t) {
         }
         break;
       case kDLFloat:
+        if (t.bits == 16) return DType::float16;
         if (t.bits == 32) return DType::float32;
         if (t.bits == 64) return DType::float64;
+        break;
+      case kDLBfloat:
+        if (t.bits == 16) return DType::bfloat16;
+        break;
+      case kDLComplex:
+        if (t.bits == 64) return DType::complex64;
+        if (t.bits == 128) return DType::complex128;
         break;
     }
   }
   throw ArgumentError(fmt::format(
       "from_dlpack: jitvec has no dtype for DLPack's {} (code {}, bits {}, lanes {}); it reads "
-      "bool, int8..int64, uint8..uint64, float32 and float64 of one lane",
+      "bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64, complex64 and "
+      "complex128 of one lane",
       dlpack_type_text(t), t.code, t.bits, t.lanes));
 }
 

@@ -1,5 +1,9 @@
 #include "kernels/host_prelude.hpp"
 
+#include <string>
+
+#include "kernels/device_types.hpp"
+
 namespace jitvec::kernels {
 
 namespace {
@@ -385,6 +389,9 @@ inline double max(double a, float b) { return std::fmax(a, static_cast<double>(b
 
 }  // namespace
 
-std::string_view host_prelude() { return kHostPrelude; }
+std::string_view host_prelude() {
+  static const std::string text = std::string(kHostPrelude) + std::string(types_prelude());
+  return text;
+}
 
 }  // namespace jitvec::kernels

@@ -11,6 +11,8 @@
 //   - provides CUDA's math API where the C library lacks it (rsqrtf, sinpif, erfinvf, normcdff,
 //     min/max overloads, ...), CUDA's float overloads (sin(float) is float), and CUDA's
 //     intrinsics (__expf, __fmul_rn, __saturatef, __popc, __mulhi, __float_as_int, ...);
+//   - ends with types_prelude() (src/kernels/device_types.hpp): __half, __nv_bfloat16 and
+//     jitvec::complex<T>, the same text as on the device;
 //   - defines JITVEC_EXPORT, the prefix the generated loops' entry points need: the shared
 //     object is compiled with -fvisibility=hidden, and JITVEC_EXPORT is
 //     `extern "C" __attribute__((visibility("default")))`.

@@ -62,7 +62,7 @@ ArgLayout arg_layout(const codegen::LoopSpec& spec) {
     layout.pointer_offset[k] = static_cast<std::uint16_t>(offset);
     offset += sizeof(void*);
     const std::size_t size = dtype_size(spec.loop.args[k]);
-    offset = align_up(offset, size);
+    offset = align_up(offset, dtype_alignment(spec.loop.args[k]));
     layout.scalar_offset[k] = static_cast<std::uint16_t>(offset);
     layout.scalar_size[k] = static_cast<std::uint8_t>(size);
     offset += size;
@@ -159,9 +159,10 @@ void KernelArgs::pack(const ArgLayout& layout, const void* const* inputs, const 
   const auto* scalar_bytes = static_cast<const unsigned char*>(scalars);
   for (int k = 0; k < layout.inputs; ++k) {
     std::memcpy(image_ + layout.pointer_offset[k], &inputs[k], sizeof(void*));
-    // 8 bytes whatever the scalar's size: the next field (a pointer) starts 8 bytes on, so
-    // the extra bytes land in padding, and a fixed-size copy is a single move.
-    std::memcpy(image_ + layout.scalar_offset[k], scalar_bytes + 8 * k, 8);
+    // 16 bytes whatever the scalar's size (a complex128 has 16): the bytes past a smaller
+    // scalar land on the next fields, which are written after it, and a fixed-size copy is a
+    // single move.
+    std::memcpy(image_ + layout.scalar_offset[k], scalar_bytes + 16 * k, 16);
     params_[2 * k] = image_ + layout.pointer_offset[k];
     params_[2 * k + 1] = image_ + layout.scalar_offset[k];
   }

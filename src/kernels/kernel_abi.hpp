@@ -110,8 +110,9 @@ struct ArgLayout {
 };
 ArgLayout arg_layout(const codegen::LoopSpec& spec);
 
-/// Largest argument image: kMaxOperands - 1 inputs with 8-byte scalars and the 64-bit block.
-inline constexpr std::size_t kMaxArgBytes = 16 * launch::kMaxOperands + 16 + launch::kMaxStridedParamsBytes;
+/// Largest argument image: kMaxOperands - 1 inputs with 16-byte scalars (complex128, aligned
+/// to 8) and the 64-bit block, plus 16 bytes that the last scalar's fixed-size copy may write.
+inline constexpr std::size_t kMaxArgBytes = 24 * launch::kMaxOperands + 32 + launch::kMaxStridedParamsBytes;
 
 /// The parameter list of a GPU kernel taking `shape`: "const float* __restrict__ in0, ...".
 std::string kernel_parameters(const codegen::LoopSpec& spec, ShapeBlock shape);
@@ -156,7 +157,7 @@ inline unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
 /// launcher alike. Fixed-size storage: packing allocates nothing.
 class KernelArgs {
  public:
-  /// `inputs[k]`: input k's data (null for a scalar); `scalars`: 8 bytes per input holding its
+  /// `inputs[k]`: input k's data (null for a scalar); `scalars`: 16 bytes per input holding its
   /// scalar value in the loop's type (read for every input; zero for arrays).
   void pack(const ArgLayout& layout, const void* const* inputs, const void* scalars, void* out,
             std::uint32_t scalar_mask, std::uint32_t lane_mask);

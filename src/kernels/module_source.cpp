@@ -1,6 +1,7 @@
 #include "kernels/module_source.hpp"
 
 #include "kernels/contiguous.hpp"
+#include "kernels/device_types.hpp"
 #include "kernels/host_loops.hpp"
 #include "kernels/host_prelude.hpp"
 #include "kernels/kernel_abi.hpp"
@@ -58,6 +59,7 @@ std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
                                  const std::vector<const codegen::HelperSource*>& helpers,
                                  const codegen::LoopSpec& spec) {
   std::string source = kDevicePrelude;
+  source += types_prelude();
   source += codegen::user_code(ufunc, helpers);
   source += loop_preamble(ufunc, spec, "__device__ __forceinline__", false);
   source += contiguous_kernels(spec);

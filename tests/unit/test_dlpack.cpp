@@ -187,12 +187,13 @@ TEST_CASE("DLPack dtypes map both ways for every jitvec dtype", "[dlpack]") {
     DType dtype;
     DLDataType dl;
   };
-  // DLPack's codes: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBool 6.
+  // DLPack's codes: kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5, kDLBool 6.
   const Row rows[] = {
       {DType::bool_, {6, 8, 1}},    {DType::int8, {0, 8, 1}},     {DType::int16, {0, 16, 1}},
       {DType::int32, {0, 32, 1}},   {DType::int64, {0, 64, 1}},   {DType::uint8, {1, 8, 1}},
       {DType::uint16, {1, 16, 1}},  {DType::uint32, {1, 32, 1}},  {DType::uint64, {1, 64, 1}},
-      {DType::float32, {2, 32, 1}}, {DType::float64, {2, 64, 1}},
+      {DType::float32, {2, 32, 1}}, {DType::float64, {2, 64, 1}}, {DType::float16, {2, 16, 1}},
+      {DType::bfloat16, {4, 16, 1}}, {DType::complex64, {5, 64, 1}}, {DType::complex128, {5, 128, 1}},
   };
   static_assert(sizeof(rows) / sizeof(rows[0]) == kDTypeCount, "a row for every dtype");
   deleter_calls = 0;
@@ -205,8 +206,8 @@ TEST_CASE("DLPack dtypes map both ways for every jitvec dtype", "[dlpack]") {
     CHECK(from_dlpack_dtype(row.dl) == row.dtype);
 
     // Producer -> jitvec -> DLPack -> jitvec: same bytes, dtype, memory.
-    ProducerTensor producer(4 * 8);
-    for (int i = 0; i < 4 * 8; ++i) producer.buffer().bytes()[i] = static_cast<unsigned char>(rng()() & 1);
+    ProducerTensor producer(4 * 16);
+    for (int i = 0; i < 4 * 16; ++i) producer.buffer().bytes()[i] = static_cast<unsigned char>(rng()() & 1);
     Array a = Array::from_dlpack(producer.export_tensor(TensorSpec{row.dl, {4}, {}}));
     CHECK(a.dtype() == row.dtype);
     DLManagedTensor* back = a.to_dlpack();
@@ -330,9 +331,9 @@ TEST_CASE("from_dlpack: bad input is an error and takes nothing over", "[dlpack]
   opencl.device = DLDevice{kDLOpenCL, 2};
   expect(opencl, "lives on kDLOpenCL (device_id 2)", none);
 
-  expect(TensorSpec{{kDLFloat, 16, 1}, {4}, {}}, "no dtype for DLPack's float16", none);
-  expect(TensorSpec{{kDLBfloat, 16, 1}, {4}, {}}, "no dtype for DLPack's bfloat16", none);
-  expect(TensorSpec{{kDLComplex, 64, 1}, {4}, {}}, "no dtype for DLPack's complex64", none);
+  expect(TensorSpec{{kDLFloat, 8, 1}, {4}, {}}, "no dtype for DLPack's float8", none);
+  expect(TensorSpec{{kDLBfloat, 32, 1}, {4}, {}}, "no dtype for DLPack's bfloat32", none);
+  expect(TensorSpec{{kDLComplex, 32, 1}, {4}, {}}, "no dtype for DLPack's complex32", none);
   expect(TensorSpec{{kDLFloat, 32, 4}, {4}, {}}, "float32 x 4 lanes", none);
   expect(TensorSpec{{kDLPackBoolCode, 32, 1}, {4}, {}}, "bool32", none);
   expect(TensorSpec{{kDLInt, 24, 1}, {4}, {}}, "int24", none);

@@ -67,7 +67,7 @@ TEST_CASE("the packer writes every argument where the layout says", "[kernels][a
   int a = 0, b = 0;
   float out = 0;
   const void* inputs[3] = {&a, nullptr, &b};
-  alignas(8) unsigned char scalars[3][8] = {};
+  alignas(8) unsigned char scalars[3][16] = {};  // 16 bytes a scalar (ScalarSlot)
   const double s1 = 2.5;
   std::memcpy(scalars[1], &s1, 8);
   scalars[0][0] = 0x5a;  // an array input's slot is copied too (it is ignored by the kernels)

@@ -60,6 +60,13 @@ const Row kRows[] = {
     {"std::numeric_limits (host only)", "f4(f4)", "float f(float x) { return x < std::numeric_limits<float>::max() ? x : 0.0f; }", false},
     {"fpclassify and FP_NAN (host only)", "i4(f4)", "int f(float x) { return fpclassify(x) == FP_NAN; }", false},
     {"FLT_MAX and isnan instead", "i4(f4)", "#include <cfloat>\nint f(float x) { return isnan(x) ? 0 : (fabsf(x) < FLT_MAX ? 1 : 2); }", true},
+    {"float16 operators and math", "f2(f2, f2)", "__half f(__half a, __half b) { __half c = sqrt(abs(a * b)) + exp(a) - b / 2; c += 1; return __hadd(c, -a) * 3 + (a < b ? a : b); }", true},
+    {"bfloat16 mixed with float and float16", "bf16(bf16, f4, f2)", "__nv_bfloat16 f(__nv_bfloat16 a, float x, __half h) { float y = a * x + a * h; return __float2bfloat16(y) + __nv_bfloat16(h) + a; }", true},
+    {"half and nv_bfloat16 aliases, CUDA conversions", "f4(f2, bf16)", "float f(half h, nv_bfloat16 b) { jitvec::half g = h; return __half2float(g) + __bfloat162float(b) + (isnan(h) ? 1.0f : 0.0f); }", true},
+    {"complex64 arithmetic", "c8(c8, c8)", "complex<float> f(complex<float> z, complex<float> c) { return z * conj(z) + c / z - 2.0f * c + z.real() - z.imag(); }", true},
+    {"complex128 math", "c16(c16, f8)", "jitvec::complex128 f(jitvec::complex128 z, double r) { complex128 w = exp(z) + sqrt(z) * log(z); w *= r; return w / abs(z) + arg(z) + norm(z) + polar(r, r); }", true},
+    {"complex to real without a function", "f4(c8)", "float f(complex64 z) { return z; }", false},
+    {"float16 from a complex", "f2(c8)", "__half f(complex64 z) { return __half(z); }", false},
 };
 
 // Whether `compile` throws a jitvec error; the message, for the report.

@@ -1,0 +1,350 @@
+#include "kernels/device_types.hpp"
+
+namespace jitvec::kernels {
+namespace {
+
+// Everything here compiles as NVRTC device code (-default-device: unqualified functions are
+// device functions) and as host C++17 after the host prelude (which defines __host__,
+// __device__, __forceinline__ and maps __float_as_uint & co. to its own functions). Global
+// functions start with `JITVEC_FN` rather than `inline ` at column 0: the host prelude's
+// coverage test reads the latter as the host prelude's own CUDA math functions. The helpers live
+// in namespace jitvec_types, not jitvec_detail: the apply function, in jitvec_detail, calls the
+// user's function unqualified, and a helper there named like it (`mix`) would hide it.
+constexpr std::string_view kTypesPrelude = R"types(// ---- jitvec types: __half, __nv_bfloat16, jitvec::complex<T> (src/kernels/device_types.hpp) ----
+#define JITVEC_FN __host__ __device__ __forceinline__
+namespace jitvec_types {
+  template <bool C, class T = void> struct enable_if {};
+  template <class T> struct enable_if<true, T> { typedef T type; };
+  template <class T> struct is_int { static const bool value = false; };
+  template <> struct is_int<bool> { static const bool value = true; };
+  template <> struct is_int<char> { static const bool value = true; };
+  template <> struct is_int<signed char> { static const bool value = true; };
+  template <> struct is_int<unsigned char> { static const bool value = true; };
+  template <> struct is_int<short> { static const bool value = true; };
+  template <> struct is_int<unsigned short> { static const bool value = true; };
+  template <> struct is_int<int> { static const bool value = true; };
+  template <> struct is_int<unsigned int> { static const bool value = true; };
+  template <> struct is_int<long> { static const bool value = true; };
+  template <> struct is_int<unsigned long> { static const bool value = true; };
+  template <> struct is_int<long long> { static const bool value = true; };
+  template <> struct is_int<unsigned long long> { static const bool value = true; };
+  template <class T> struct is_arith { static const bool value = is_int<T>::value; };
+  template <> struct is_arith<float> { static const bool value = true; };
+  template <> struct is_arith<double> { static const bool value = true; };
+
+  // float -> binary16 bits, round to nearest even; every NaN -> 0x7fff (what cvt.rn gives).
+  JITVEC_FN unsigned short f32_to_f16(float f) {
+#ifdef __CUDA_ARCH__
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
+    const unsigned int x = __float_as_uint(f);
+    const unsigned int sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) return 0x7fff;
+    if (ax >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // 65520 and up: inf
+    if (ax < 0x38800000u) {                                          // below 2^-14
+      if (ax < 0x33000000u) return (unsigned short)sign;            // below 2^-25: zero
+      const unsigned int shift = 126u - (ax >> 23), m = (ax & 0x7fffffu) | 0x800000u;
+      const unsigned int rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+      unsigned int q = m >> shift;
+      q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+      return (unsigned short)(sign | q);
+    }
+    const unsigned int r = ax - 0x38000000u, rem = r & 0x1fffu;
+    unsigned int q = r >> 13;
+    q += (rem > 0x1000u || (rem == 0x1000u && (q & 1u))) ? 1u : 0u;
+    return (unsigned short)(sign | q);
+#endif
+  }
+  // binary16 bits -> float (exact).
+  JITVEC_FN float f16_to_f32(unsigned short h) {
+#ifdef __CUDA_ARCH__
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#else
+    const unsigned int sign = (unsigned int)(h & 0x8000u) << 16;
+    const unsigned int e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (m << 13));
+    if (e == 0) return __uint_as_float(sign | __float_as_uint((float)m * 0x1p-24f));
+    return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
+#endif
+  }
+  // float -> bfloat16 bits, round to nearest even; every NaN -> 0x7fff.
+  JITVEC_FN unsigned short f32_to_bf16(float f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned short b;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+    return b;
+#else
+    const unsigned int x = __float_as_uint(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fff;
+    return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+#endif
+  }
+  JITVEC_FN float bf16_to_f32(unsigned short b) { return __uint_as_float((unsigned int)b << 16); }
+  // double -> float rounded to odd: rounded again to half or bfloat16, it gives the double
+  // rounded once (float keeps more than two extra bits).
+  JITVEC_FN float f64_to_f32_odd(double d) {
+    const float f = (float)d;
+    if ((double)f == d || d != d) return f;
+    unsigned int u = __float_as_uint(f);
+    if ((double)f > d ? d >= 0 : d < 0) u -= 1u;  // |f| > |d|: one step towards zero
+    return __uint_as_float(u | 1u);
+  }
+  JITVEC_FN unsigned short to_f16(float v) { return f32_to_f16(v); }
+  JITVEC_FN unsigned short to_f16(double v) { return f32_to_f16(f64_to_f32_odd(v)); }
+  template <class T> JITVEC_FN unsigned short to_f16(T v) {
+    return sizeof(T) <= 2 ? f32_to_f16((float)v) : to_f16((double)v);  // 16-bit integers are exact in float
+  }
+  JITVEC_FN unsigned short to_bf16(float v) { return f32_to_bf16(v); }
+  JITVEC_FN unsigned short to_bf16(double v) { return f32_to_bf16(f64_to_f32_odd(v)); }
+  template <class T> JITVEC_FN unsigned short to_bf16(T v) {
+    return sizeof(T) <= 2 ? f32_to_bf16((float)v) : to_bf16((double)v);
+  }
+}  // namespace jitvec_types
+
+struct __nv_bfloat16;
+struct __half {
+  unsigned short __x;
+  __half() = default;
+  template <class T, class = typename jitvec_types::enable_if<jitvec_types::is_arith<T>::value>::type>
+  JITVEC_FN __half(T v) : __x(jitvec_types::to_f16(v)) {}
+  JITVEC_FN explicit __half(const __nv_bfloat16& b);
+  JITVEC_FN operator float() const { return jitvec_types::f16_to_f32(__x); }
+  template <class T> JITVEC_FN __half& operator+=(const T& b);
+  template <class T> JITVEC_FN __half& operator-=(const T& b);
+  template <class T> JITVEC_FN __half& operator*=(const T& b);
+  template <class T> JITVEC_FN __half& operator/=(const T& b);
+};
+struct __nv_bfloat16 {
+  unsigned short __x;
+  __nv_bfloat16() = default;
+  template <class T, class = typename jitvec_types::enable_if<jitvec_types::is_arith<T>::value>::type>
+  JITVEC_FN __nv_bfloat16(T v) : __x(jitvec_types::to_bf16(v)) {}
+  JITVEC_FN explicit __nv_bfloat16(const __half& h) : __x(jitvec_types::f32_to_bf16((float)h)) {}
+  JITVEC_FN operator float() const { return jitvec_types::bf16_to_f32(__x); }
+  template <class T> JITVEC_FN __nv_bfloat16& operator+=(const T& b);
+  template <class T> JITVEC_FN __nv_bfloat16& operator-=(const T& b);
+  template <class T> JITVEC_FN __nv_bfloat16& operator*=(const T& b);
+  template <class T> JITVEC_FN __nv_bfloat16& operator/=(const T& b);
+};
+JITVEC_FN __half::__half(const __nv_bfloat16& b) : __x(jitvec_types::f32_to_f16((float)b)) {}
+typedef __half half;
+typedef __nv_bfloat16 nv_bfloat16;
+
+namespace jitvec_types {
+  template <class T> struct is_real { static const bool value = is_arith<T>::value; };
+  template <> struct is_real<__half> { static const bool value = true; };
+  template <> struct is_real<__nv_bfloat16> { static const bool value = true; };
+  // The result of `H op B` (H a 2-byte float): H with H or an integer (taken as H), float
+  // with float, double with double, float with the other 2-byte type; none otherwise.
+  template <class H, class B, bool Int = is_int<B>::value> struct mix {};
+  template <class H, class B> struct mix<H, B, true> { typedef H type; };
+  template <class H> struct mix<H, H, false> { typedef H type; };
+  template <class H> struct mix<H, float, false> { typedef float type; };
+  template <class H> struct mix<H, double, false> { typedef double type; };
+  template <> struct mix<__half, __nv_bfloat16, false> { typedef float type; };
+  template <> struct mix<__nv_bfloat16, __half, false> { typedef float type; };
+  // What a result type computes in: float for the 2-byte types.
+  template <class R> struct wide { typedef R type; };
+  template <> struct wide<__half> { typedef float type; };
+  template <> struct wide<__nv_bfloat16> { typedef float type; };
+}  // namespace jitvec_types
+
+// `H op B` and `B op H` for every B that mix<> accepts; `H op H` and the two 2-byte types mixed
+// are plain functions (the two templates would both match them).
+#define JITVEC_SMALL_FLOAT_OP(H, OP)                                                                   \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN R operator OP(const H& a, const B& b) {                                                    \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return R(W(R(a)) OP W(R(b)));                                                                      \
+  }                                                                                                    \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN R operator OP(const B& b, const H& a) {                                                    \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return R(W(R(b)) OP W(R(a)));                                                                      \
+  }                                                                                                    \
+  JITVEC_FN H operator OP(const H& a, const H& b) { return H(float(a) OP float(b)); }
+#define JITVEC_SMALL_FLOAT_CMP(H, OP)                                                                  \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN bool operator OP(const H& a, const B& b) {                                                 \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return W(R(a)) OP W(R(b));                                                                         \
+  }                                                                                                    \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN bool operator OP(const B& b, const H& a) {                                                 \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return W(R(b)) OP W(R(a));                                                                         \
+  }                                                                                                    \
+  JITVEC_FN bool operator OP(const H& a, const H& b) { return float(a) OP float(b); }
+#define JITVEC_MIXED_OP(OP)                                                                            \
+  JITVEC_FN float operator OP(const __half& a, const __nv_bfloat16& b) { return float(a) OP float(b); } \
+  JITVEC_FN float operator OP(const __nv_bfloat16& a, const __half& b) { return float(a) OP float(b); }
+#define JITVEC_MIXED_CMP(OP)                                                                           \
+  JITVEC_FN bool operator OP(const __half& a, const __nv_bfloat16& b) { return float(a) OP float(b); }  \
+  JITVEC_FN bool operator OP(const __nv_bfloat16& a, const __half& b) { return float(a) OP float(b); }
+#define JITVEC_SMALL_FLOAT_MATH1(H, NAME) \
+  JITVEC_FN H NAME(const H& a) { return H(NAME(float(a))); }
+#define JITVEC_SMALL_FLOAT_MATH2(H, NAME) \
+  JITVEC_FN H NAME(const H& a, const H& b) { return H(NAME(float(a), float(b))); }
+#define JITVEC_SMALL_FLOAT(H, SIGN_FREE, INF)                                                           \
+  JITVEC_SMALL_FLOAT_OP(H, +) JITVEC_SMALL_FLOAT_OP(H, -) JITVEC_SMALL_FLOAT_OP(H, *)                \
+  JITVEC_SMALL_FLOAT_OP(H, /) JITVEC_SMALL_FLOAT_CMP(H, ==) JITVEC_SMALL_FLOAT_CMP(H, !=)             \
+  JITVEC_SMALL_FLOAT_CMP(H, <) JITVEC_SMALL_FLOAT_CMP(H, <=) JITVEC_SMALL_FLOAT_CMP(H, >)            \
+  JITVEC_SMALL_FLOAT_CMP(H, >=)                                                                        \
+  template <class T> JITVEC_FN H& H::operator+=(const T& b) { return *this = H(*this + b); }         \
+  template <class T> JITVEC_FN H& H::operator-=(const T& b) { return *this = H(*this - b); }         \
+  template <class T> JITVEC_FN H& H::operator*=(const T& b) { return *this = H(*this * b); }         \
+  template <class T> JITVEC_FN H& H::operator/=(const T& b) { return *this = H(*this / b); }         \
+  JITVEC_FN H operator-(const H& a) { H r; r.__x = (unsigned short)(a.__x ^ 0x8000u); return r; }    \
+  JITVEC_FN H operator+(const H& a) { return a; }                                                     \
+  JITVEC_FN H abs(const H& a) { H r; r.__x = (unsigned short)(a.__x & 0x7fffu); return r; }          \
+  JITVEC_FN H fabs(const H& a) { return abs(a); }                                                     \
+  JITVEC_FN bool isnan(const H& a) { return (a.__x & 0x7fffu) > SIGN_FREE; }                          \
+  JITVEC_FN bool isinf(const H& a) { return (a.__x & 0x7fffu) == INF; }                               \
+  JITVEC_FN bool isfinite(const H& a) { return (a.__x & 0x7fffu) < INF; }                             \
+  JITVEC_FN bool signbit(const H& a) { return (a.__x & 0x8000u) != 0; }                               \
+  JITVEC_SMALL_FLOAT_MATH1(H, sqrt) JITVEC_SMALL_FLOAT_MATH1(H, exp) JITVEC_SMALL_FLOAT_MATH1(H, exp2) \
+  JITVEC_SMALL_FLOAT_MATH1(H, expm1) JITVEC_SMALL_FLOAT_MATH1(H, log) JITVEC_SMALL_FLOAT_MATH1(H, log2) \
+  JITVEC_SMALL_FLOAT_MATH1(H, log10) JITVEC_SMALL_FLOAT_MATH1(H, log1p) JITVEC_SMALL_FLOAT_MATH1(H, sin) \
+  JITVEC_SMALL_FLOAT_MATH1(H, cos) JITVEC_SMALL_FLOAT_MATH1(H, tan) JITVEC_SMALL_FLOAT_MATH1(H, sinh) \
+  JITVEC_SMALL_FLOAT_MATH1(H, cosh) JITVEC_SMALL_FLOAT_MATH1(H, tanh) JITVEC_SMALL_FLOAT_MATH1(H, asin) \
+  JITVEC_SMALL_FLOAT_MATH1(H, acos) JITVEC_SMALL_FLOAT_MATH1(H, atan) JITVEC_SMALL_FLOAT_MATH1(H, erf) \
+  JITVEC_SMALL_FLOAT_MATH1(H, erfc) JITVEC_SMALL_FLOAT_MATH1(H, floor) JITVEC_SMALL_FLOAT_MATH1(H, ceil) \
+  JITVEC_SMALL_FLOAT_MATH1(H, trunc) JITVEC_SMALL_FLOAT_MATH1(H, round) JITVEC_SMALL_FLOAT_MATH1(H, rint) \
+  JITVEC_SMALL_FLOAT_MATH2(H, pow) JITVEC_SMALL_FLOAT_MATH2(H, atan2) JITVEC_SMALL_FLOAT_MATH2(H, fmin) \
+  JITVEC_SMALL_FLOAT_MATH2(H, fmax) JITVEC_SMALL_FLOAT_MATH2(H, fmod) JITVEC_SMALL_FLOAT_MATH2(H, hypot) \
+  JITVEC_FN H __hadd(const H& a, const H& b) { return a + b; }                                        \
+  JITVEC_FN H __hsub(const H& a, const H& b) { return a - b; }                                        \
+  JITVEC_FN H __hmul(const H& a, const H& b) { return a * b; }                                        \
+  JITVEC_FN H __hdiv(const H& a, const H& b) { return a / b; }                                        \
+  JITVEC_FN H __hneg(const H& a) { return -a; }                                                       \
+  JITVEC_FN H __habs(const H& a) { return abs(a); }                                                   \
+  JITVEC_FN bool __heq(const H& a, const H& b) { return a == b; }                                     \
+  JITVEC_FN bool __hne(const H& a, const H& b) { return a != b; }                                     \
+  JITVEC_FN bool __hlt(const H& a, const H& b) { return a < b; }                                      \
+  JITVEC_FN bool __hle(const H& a, const H& b) { return a <= b; }                                     \
+  JITVEC_FN bool __hgt(const H& a, const H& b) { return a > b; }                                      \
+  JITVEC_FN bool __hge(const H& a, const H& b) { return a >= b; }                                     \
+  JITVEC_FN bool __hisnan(const H& a) { return isnan(a); }                                            \
+  JITVEC_FN H hexp(const H& a) { return exp(a); }                                                     \
+  JITVEC_FN H hlog(const H& a) { return log(a); }                                                     \
+  JITVEC_FN H hsqrt(const H& a) { return sqrt(a); }                                                   \
+  JITVEC_FN H hsin(const H& a) { return sin(a); }                                                     \
+  JITVEC_FN H hcos(const H& a) { return cos(a); }
+JITVEC_SMALL_FLOAT(__half, 0x7c00u, 0x7c00u)
+JITVEC_SMALL_FLOAT(__nv_bfloat16, 0x7f80u, 0x7f80u)
+JITVEC_MIXED_OP(+) JITVEC_MIXED_OP(-) JITVEC_MIXED_OP(*) JITVEC_MIXED_OP(/)
+JITVEC_MIXED_CMP(==) JITVEC_MIXED_CMP(!=) JITVEC_MIXED_CMP(<) JITVEC_MIXED_CMP(<=)
+JITVEC_MIXED_CMP(>) JITVEC_MIXED_CMP(>=)
+#undef JITVEC_SMALL_FLOAT
+#undef JITVEC_SMALL_FLOAT_MATH2
+#undef JITVEC_SMALL_FLOAT_MATH1
+#undef JITVEC_MIXED_CMP
+#undef JITVEC_MIXED_OP
+#undef JITVEC_SMALL_FLOAT_CMP
+#undef JITVEC_SMALL_FLOAT_OP
+JITVEC_FN float __half2float(const __half& h) { return float(h); }
+JITVEC_FN __half __float2half(float f) { return __half(f); }
+JITVEC_FN __half __float2half_rn(float f) { return __half(f); }
+JITVEC_FN __half __double2half(double d) { return __half(d); }
+JITVEC_FN unsigned short __half_as_ushort(const __half& h) { return h.__x; }
+JITVEC_FN __half __ushort_as_half(unsigned short u) { __half h; h.__x = u; return h; }
+JITVEC_FN float __bfloat162float(const __nv_bfloat16& b) { return float(b); }
+JITVEC_FN __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+JITVEC_FN __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+JITVEC_FN __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(d); }
+JITVEC_FN unsigned short __bfloat16_as_ushort(const __nv_bfloat16& b) { return b.__x; }
+JITVEC_FN __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { __nv_bfloat16 b; b.__x = u; return b; }
+
+namespace jitvec {
+  typedef ::__half half;
+  typedef ::__nv_bfloat16 bfloat16;
+
+  // std::complex<T>'s layout: the real part, then the imaginary part.
+  template <class T> struct complex {
+    T x, y;
+    complex() = default;
+    JITVEC_FN constexpr complex(T re, T im = T()) : x(re), y(im) {}
+    template <class U, class = typename jitvec_types::enable_if<jitvec_types::is_real<U>::value>::type>
+    JITVEC_FN constexpr complex(const U& re) : x(static_cast<T>(re)), y(T()) {}
+    template <class U> JITVEC_FN constexpr complex(const complex<U>& z) : x(static_cast<T>(z.x)), y(static_cast<T>(z.y)) {}
+    JITVEC_FN constexpr T real() const { return x; }
+    JITVEC_FN constexpr T imag() const { return y; }
+    JITVEC_FN void real(T v) { x = v; }
+    JITVEC_FN void imag(T v) { y = v; }
+    template <class U> JITVEC_FN complex& operator+=(const U& b) { return *this = *this + b; }
+    template <class U> JITVEC_FN complex& operator-=(const U& b) { return *this = *this - b; }
+    template <class U> JITVEC_FN complex& operator*=(const U& b) { return *this = *this * b; }
+    template <class U> JITVEC_FN complex& operator/=(const U& b) { return *this = *this / b; }
+  };
+  typedef complex<float> complex64;
+  typedef complex<double> complex128;
+
+  template <class U> struct real_operand : jitvec_types::enable_if<jitvec_types::is_real<U>::value> {};
+
+  template <class T> JITVEC_FN complex<T> operator+(const complex<T>& a, const complex<T>& b) { return complex<T>(a.x + b.x, a.y + b.y); }
+  template <class T> JITVEC_FN complex<T> operator-(const complex<T>& a, const complex<T>& b) { return complex<T>(a.x - b.x, a.y - b.y); }
+  template <class T> JITVEC_FN complex<T> operator*(const complex<T>& a, const complex<T>& b) {
+    return complex<T>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+  }
+  // NumPy's complex division (Smith's method, numpy/_core/src/umath/loops.c.src).
+  template <class T> JITVEC_FN complex<T> operator/(const complex<T>& a, const complex<T>& b) {
+    const T abs_re = b.x < 0 ? -b.x : b.x, abs_im = b.y < 0 ? -b.y : b.y;
+    if (abs_re >= abs_im) {
+      if (abs_re == 0 && abs_im == 0) return complex<T>(a.x / abs_re, a.y / abs_re);
+      const T rat = b.y / b.x, scl = T(1) / (b.x + b.y * rat);
+      return complex<T>((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+    }
+    const T rat = b.x / b.y, scl = T(1) / (b.y + b.x * rat);
+    return complex<T>((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+  }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator+(const complex<T>& a, const U& b) { return complex<T>(a.x + static_cast<T>(b), a.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator+(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a) + b.x, b.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator-(const complex<T>& a, const U& b) { return complex<T>(a.x - static_cast<T>(b), a.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator-(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a) - b.x, -b.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator*(const complex<T>& a, const U& b) { return complex<T>(a.x * static_cast<T>(b), a.y * static_cast<T>(b)); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator*(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a) * b.x, static_cast<T>(a) * b.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator/(const complex<T>& a, const U& b) { return complex<T>(a.x / static_cast<T>(b), a.y / static_cast<T>(b)); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator/(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a)) / b; }
+  template <class T> JITVEC_FN complex<T> operator-(const complex<T>& a) { return complex<T>(-a.x, -a.y); }
+  template <class T> JITVEC_FN complex<T> operator+(const complex<T>& a) { return a; }
+  template <class T> JITVEC_FN bool operator==(const complex<T>& a, const complex<T>& b) { return a.x == b.x && a.y == b.y; }
+  template <class T> JITVEC_FN bool operator!=(const complex<T>& a, const complex<T>& b) { return !(a == b); }
+
+  template <class T> JITVEC_FN T real(const complex<T>& z) { return z.x; }
+  template <class T> JITVEC_FN T imag(const complex<T>& z) { return z.y; }
+  template <class T> JITVEC_FN complex<T> conj(const complex<T>& z) { return complex<T>(z.x, -z.y); }
+  template <class T> JITVEC_FN T abs(const complex<T>& z) { return ::hypot(z.x, z.y); }
+  template <class T> JITVEC_FN T arg(const complex<T>& z) { return ::atan2(z.y, z.x); }
+  template <class T> JITVEC_FN T norm(const complex<T>& z) { return z.x * z.x + z.y * z.y; }
+  template <class T> JITVEC_FN complex<T> polar(T r, T theta = T()) { return complex<T>(r * ::cos(theta), r * ::sin(theta)); }
+  template <class T> JITVEC_FN complex<T> exp(const complex<T>& z) {
+    const T r = ::exp(z.x);
+    if (z.y == 0) return complex<T>(r, z.y);  // exp of a real keeps the imaginary zero's sign
+    return complex<T>(r * ::cos(z.y), r * ::sin(z.y));
+  }
+  template <class T> JITVEC_FN complex<T> log(const complex<T>& z) { return complex<T>(::log(abs(z)), arg(z)); }
+  // C99's csqrt: the principal root, computed without cancellation.
+  template <class T> JITVEC_FN complex<T> sqrt(const complex<T>& z) {
+    if (z.x == 0 && z.y == 0) return complex<T>(T(0), z.y);
+    const T t = ::sqrt((::fabs(z.x) + ::hypot(z.x, z.y)) * T(0.5));
+    if (z.x >= 0) return complex<T>(t, z.y / (t + t));
+    return complex<T>(::fabs(z.y) / (t + t), ::copysign(t, z.y));
+  }
+}  // namespace jitvec
+using jitvec::complex;
+using jitvec::polar;  // the only function of complex numbers that takes none
+typedef jitvec::complex<float> complex64;
+typedef jitvec::complex<double> complex128;
+#undef JITVEC_FN
+// ---- end of the jitvec types ----
+)types";
+
+}  // namespace
+
+std::string_view types_prelude() { return kTypesPrelude; }
+
+}  // namespace jitvec::kernels

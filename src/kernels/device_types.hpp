@@ -1,0 +1,38 @@
+// src/kernels/device_types.hpp: the 2-byte floats and the complex types of a ufunc's source.
+//
+// types_prelude() is C++ text that both preludes carry (module_source.cpp puts it after the
+// device prelude for NVRTC, host_prelude.cpp at the end of the host prelude), so one source
+// compiles on every target with the same numerics and no #include (cuda_fp16.h would cost NVRTC
+// time: bench/NOTES.md, "dtypes"). It defines, in the global namespace unless said:
+//   - `__half` (also `half`) and `__nv_bfloat16` (also `nv_bfloat16`): 2 bytes, the bits of
+//     float16 / bfloat16. Every operation converts to float, computes in float and rounds back
+//     to nearest even, as NumPy does (for + - * / and sqrt that is the IEEE half operation);
+//     the conversions are the GPU's cvt.rn instructions on the device (sm_80+ for bfloat16) and
+//     the same rounding in integer arithmetic on the host, bit for bit; every NaN becomes 0x7fff.
+//     Implicit from and to float; `h op h` is half, `h op int` is half (the int taken as half),
+//     `h op float` is float, `h op double` is double, `half op bfloat16` is float (ml_dtypes'
+//     promotion). Comparisons, unary -, compound assignment. Math functions of one half return
+//     a half (computed in float): abs fabs sqrt exp exp2 expm1 log log2 log10 log1p sin cos tan
+//     sinh cosh tanh asin acos atan erf erfc floor ceil trunc round rint, and pow atan2 fmin
+//     fmax fmod hypot; isnan isinf isfinite signbit. CUDA's names: __float2half(_rn),
+//     __half2float, __double2half, __float2bfloat16(_rn), __bfloat162float, __double2bfloat16,
+//     __half_as_ushort, __ushort_as_half, __bfloat16_as_ushort, __ushort_as_bfloat16, __hadd,
+//     __hsub, __hmul, __hdiv, __hneg, __habs, __heq, __hne, __hlt, __hle, __hgt, __hge,
+//     __hisnan, hexp, hlog, hsqrt, hsin, hcos (for both types).
+//   - `jitvec::complex<T>` (T float or double; also `complex<T>`, `complex64`, `complex128` and
+//     `polar` at global scope): two T, real then imaginary, as std::complex<T>. Members x and y (as
+//     cuComplex's float2), real() and imag() (and their setters), `+ - * /` with complex and
+//     with real values (a real operand is converted to T), unary -, ==, !=, compound
+//     assignment; abs (hypot), arg, norm, conj, real, imag, exp, log, sqrt, polar, as NumPy
+//     computes them (division by Smith's method as NumPy's loops do; sqrt as C99 csqrt).
+// A double converts to half or bfloat16 with one rounding (through float rounded to odd).
+#pragma once
+
+#include <string_view>
+
+namespace jitvec::kernels {
+
+/// The text above; ends with a newline.
+std::string_view types_prelude();
+
+}  // namespace jitvec::kernels
