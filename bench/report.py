@@ -223,7 +223,29 @@ def targets(records):
     results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
                                 "cpu_gaussian_pdf_single", 2.0))
     return (results + layout_targets(records) + graph_targets(records) + gufunc_targets(records)
-            + dtype_targets(records))
+            + dtype_targets(records)
+            + reduce_targets(records))
+
+def reduce_targets(records):
+    """Issue 11: reduce and accumulate (bench_reduce.hpp) against the copy of their bytes, with
+    the fastest CuPy/PyTorch figure of the same case beside it."""
+    results = []
+    for label, case, minimum in (
+            ("issue 11: add.reduce 2^28 float32, all axes >= 0.90 of DtoD (bytes read)", "reduce_sum_all_f32", 0.90),
+            ("issue 11: add.reduce 2^14 x 2^14 along axis 1 >= 0.85 of DtoD", "reduce_rows_f32", 0.85),
+            ("issue 11: add.reduce 2^14 x 2^14 along axis 0 >= 0.85 of DtoD", "reduce_cols_f32", 0.85),
+            ("issue 11: add.accumulate 2^28 float32 >= 0.70 of DtoD", "accumulate_f32", 0.70)):
+        r = find(records, case, largest=True)
+        value = (r.get("ratio") or 0.0) if r is not None else 0.0
+        peers = [p for p in records if p["case"] == case and p["system"] != "jitvec" and usable(p)
+                 and p.get("time_ms") and r is not None and p["n"] == r["n"]]
+        text = f"{value:.3f} (need >= {minimum}) at n={pow2(r['n'])}" if r else ""
+        if peers:
+            best = min(peers, key=lambda p: p["time_ms"])
+            text += f"; fastest peer {best['system']} {best['ratio']:.3f}"
+        results.append((label,) + verdict(r, r is not None and value >= minimum, text))
+    return results
+
 
 
 def dtype_targets(records):

@@ -55,6 +55,9 @@ struct VectorizeOptions {
   /// line is on (definition files set these).
   std::string origin_file;
   int origin_line = 1;
+  /// The identity of a two-input ufunc's reduce (0 for an add, 1 for a multiply; none for a
+  /// maximum): the result of an empty reduction, converted to the accumulator type.
+  std::optional<double> identity;
 };
 
 /// Counters since the engine was made (all threads, all targets).

@@ -155,6 +155,34 @@ class Arg {
   Target target_ = Target::cuda;
 };
 
+/// Options of Ufunc::reduce, as NumPy's `ufunc.reduce` keywords (src/engine/reduction.cpp).
+struct ReduceOptions {
+  /// The axes to reduce (negative counts from the end); nullopt: every axis. An empty list
+  /// reduces none (each result is the element itself, with `initial` folded in).
+  std::optional<std::vector<int>> axes;
+  /// Keep the reduced axes as size 1.
+  bool keepdims = false;
+  /// Folded in front of every result (exactly representable in the accumulator type); the
+  /// result of an empty reduction. Without it an empty reduction takes the ufunc's identity
+  /// (VectorizeOptions::identity), and one that has none is an ArgumentError, as in NumPy.
+  std::optional<double> initial;
+  /// The accumulator's dtype: the loop T(T, T) of this T is used (sum int8 into int64).
+  /// Default: the first loop T(T, T) to which the input casts safely.
+  std::optional<DType> dtype;
+  /// Write the result here (the result's exact shape; dtype same_kind from the loop's).
+  std::optional<Array> out;
+  Stream stream;
+  std::optional<Target> target;
+};
+
+/// Options of Ufunc::accumulate.
+struct AccumulateOptions {
+  std::optional<DType> dtype;
+  std::optional<Array> out;
+  Stream stream;
+  std::optional<Target> target;
+};
+
 namespace detail {
 class UfuncImpl;
 }
@@ -195,6 +223,16 @@ class Ufunc {
     at_call(packed, sizeof...(A));
   }
   void at_call(const Arg* args, std::size_t count) const;
+
+  /// NumPy's `f.reduce(x, axis=..., keepdims=..., initial=..., dtype=..., out=...)` for a
+  /// ufunc of two inputs and one output (else ArgumentError naming the ufunc and the method).
+  /// The fold order is fixed (README, "Reductions"): the same result from run to run on a
+  /// target; `f` is taken to be associative and commutative, as NumPy's reorderable ufuncs.
+  Array reduce(const Array& x, const ReduceOptions& options = {}) const;
+  /// NumPy's `f.accumulate(x, axis)`: the inclusive scan along `axis` (negative counts from
+  /// the end), any strides; the result has x's shape and the loop's dtype. `f` is taken to be
+  /// associative.
+  Array accumulate(const Array& x, int axis = 0, const AccumulateOptions& options = {}) const;
 
   const std::string& name() const;
   const std::vector<Signature>& signatures() const;

@@ -110,6 +110,7 @@ std::vector<std::string> local_archs() {
 }
 
 std::string describe_job(const engine::PrecompileJob& job) {
+  if (!job.method.empty()) return fmt::format("{} {} ({}) {}", job.ufunc, job.signature, job.method, job.arch);
   return fmt::format("{} {} {}", job.ufunc, job.signature, job.arch);
 }
 
@@ -159,6 +160,7 @@ void print_json(const std::vector<engine::PrecompileResult>& results, const std:
     if (outcome == "compiled") compile_seconds += result.seconds;
     loops.push_back(toml::table{{"ufunc", result.job.ufunc},
                                 {"signature", result.job.signature},
+                                {"method", result.job.method.empty() ? "map" : result.job.method},
                                 {"target", result.job.target == Target::cuda ? "cuda" : "host"},
                                 {"arch", result.job.arch},
                                 {"outcome", outcome},

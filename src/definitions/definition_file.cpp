@@ -38,7 +38,10 @@ constexpr std::array<std::string_view, 2> kTopLevelTables = {kHelpersTable, kUfu
 constexpr std::array<std::string_view, 1> kHelperKeys = {"source"};
 constexpr std::string_view kGufuncsTable = "gufuncs";  // generalized ufuncs (engine/gufunc.hpp)
 constexpr std::array<std::string_view, 3> kGufuncKeys = {"signatures", "layout", "source"};
-constexpr std::array<std::string_view, 3> kUfuncKeys = {"signatures", "targets", "source"};
+constexpr std::array<std::string_view, 5> kUfuncKeys = {"signatures", "targets", "source", "identity",
+                                                          "methods"};
+// The ufunc methods whose loops `methods` may ask `jitvec compile` to build (issue 11).
+constexpr std::array<std::string_view, 2> kMethodNames = {"reduce", "accumulate"};
 constexpr std::array<std::string_view, 3> kTargetNames = {"cuda", "cpu", "parallel"};
 
 // C++17 keywords and alternative tokens, plus C++20's (so a later -std does not break a file).
@@ -340,8 +343,37 @@ class DefinitionParser {
     auto [source, origin] = read_source(entry, table, label);
     result_.ufuncs.push_back(UfuncDefinition{std::string(entry.key), std::move(signatures),
                                              std::move(source), std::move(targets),
-                                             std::move(origin)});
+                                             std::move(origin), std::nullopt, {}});
+    read_reduction_keys(table, label, result_.ufuncs.back());
   }
+    read_reduction_keys(table, label, result_.ufuncs.back());
+  }
+
+  // The entry's optional `identity` (a number) and `methods` (known method names, each once).
+  void read_reduction_keys(const toml::table& table, const std::string& label, UfuncDefinition& def) const {
+    if (const toml::node* node = table.get("identity")) {
+      if (const auto* i = node->as_integer()) {
+        def.identity = static_cast<double>(i->get());
+      } else if (const auto* f = node->as_floating_point()) {
+        def.identity = f->get();
+      } else {
+        fail(node->source().begin.line, label,
+             fmt::format("'identity' must be a number, not {}", type_name(*node)));
+      }
+    }
+    Entry none{};
+    for (StringItem& item : read_string_array(none, table, label, "methods", /*required=*/false)) {
+      if (std::find(kMethodNames.begin(), kMethodNames.end(), item.value) == kMethodNames.end()) {
+        fail(item.line, label, fmt::format("unknown method '{}' (methods are {})", item.value,
+                                           quoted_list(kMethodNames)));
+      }
+      if (std::find(def.methods.begin(), def.methods.end(), item.value) != def.methods.end()) {
+        fail(item.line, label, fmt::format("method '{}' is listed twice", item.value));
+      }
+      def.methods.push_back(std::move(item.value));
+    }
+  }
+
 
   // The file line of a string value's first character: the value's own line, or the next one
   // when it is a multi-line string whose opening delimiter ends its line (TOML trims that

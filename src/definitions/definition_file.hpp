@@ -67,6 +67,10 @@ struct UfuncDefinition {
   /// "cuda", "cpu" or "parallel", as written; empty when the entry gives no `targets`.
   std::vector<std::string> targets;
   SourceOrigin origin;
+  /// `identity = 0`: VectorizeOptions::identity (reduce of an empty axis).
+  std::optional<double> identity;
+  /// `methods = ["reduce", "accumulate"]`: the method modules `jitvec compile` also builds.
+  std::vector<std::string> methods;
 };
 
 /// A `[gufuncs.NAME]` entry: a generalized ufunc (Engine::guvectorize).

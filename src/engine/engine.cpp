@@ -292,6 +292,7 @@ Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>&
       codegen::UfuncSource{name, source, origin_name(options.origin_file), options.origin_line,
                            options.origin_file},
       options.target);
+  impl->identity = options.identity;
   std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
   if (impl_->helpers.count(name) || impl_->ufuncs.count(name)) {
     throw DefinitionError(fmt::format("'{}' is already defined in this engine", name));
@@ -315,15 +316,18 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
   for (const auto& helper : set.helpers) {
     located(helper.origin, "device_functions." + helper.name, [&] {
       define_device_function(helper.name, helper.source,
-                             VectorizeOptions{std::nullopt, helper.origin.file, helper.origin.line});
+                             VectorizeOptions{std::nullopt, helper.origin.file, helper.origin.line, std::nullopt});
       return 0;
     });
   }
   std::vector<Ufunc> defined;
   for (const auto& u : set.ufuncs) {
     defined.push_back(located(u.origin, "ufuncs." + u.name, [&] {
-      VectorizeOptions opts{std::nullopt, u.origin.file, u.origin.line};
-      return vectorize(u.name, u.signatures, u.source, opts);
+      VectorizeOptions opts{std::nullopt, u.origin.file, u.origin.line, std::nullopt};
+      opts.identity = u.identity;
+      Ufunc made = vectorize(u.name, u.signatures, u.source, opts);
+      impl_->find_ufunc(u.name)->methods = u.methods;  // for `jitvec compile`
+      return made;
     }));
   }
   for (const auto& g : set.gufuncs) {  // generalized ufuncs: Engine::gufunc(name) returns them

@@ -37,6 +37,7 @@
 #include "engine/loop_builder.hpp"
 #include "engine/loop_table.hpp"
 #include "engine/method_module.hpp"
+#include "engine/method_module.hpp"
 #include "jitvec/engine.hpp"
 
 namespace jitvec::engine {
@@ -69,10 +70,18 @@ class UfuncImpl {
   const std::vector<Signature> signatures;
   const codegen::UfuncSource source;
   const std::optional<Target> target;
+  /// VectorizeOptions::identity (reduce of an empty axis); set before the ufunc is published.
+  std::optional<double> identity;
+  /// The methods whose modules `jitvec compile` builds ("reduce", "accumulate": a definition
+  /// file's `methods`).
+  std::vector<std::string> methods;
+
 
   // Caches of loaded loops: filling them does not change what the ufunc is.
   mutable engine::LoopTable<engine::CudaLoop> cuda_loops;
   mutable engine::LoopTable<engine::HostLoop> host_loops;
+  /// Its reduce/accumulate modules (engine/reduction.hpp).
+  mutable engine::MethodModules reduction_modules;
   /// Loaded modules of this ufunc's at() (engine/ufunc_at.hpp).
   mutable engine::MethodModules method_modules;
 };

@@ -13,6 +13,7 @@
 #include "engine/engine_impl.hpp"
 #include "engine/gufunc.hpp"
 #include "engine/loop_builder.hpp"
+#include "engine/reduction.hpp"
 
 namespace jitvec::engine {
 namespace {
@@ -54,6 +55,25 @@ std::vector<Target> binary_targets(const std::string& ufunc, const std::vector<T
   return binaries;
 }
 
+namespace {
+
+// The ufunc `name` when it is a ufunc (not a gufunc) whose definition lists methods.
+std::shared_ptr<detail::UfuncImpl> reduction_ufunc(Engine& engine, const std::string& name) {
+  const std::vector<std::string> names = engine.ufunc_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) return nullptr;
+  std::shared_ptr<detail::UfuncImpl> ufunc = engine.impl().find_ufunc(name);
+  return ufunc->methods.empty() ? nullptr : ufunc;
+}
+
+// Whether signature `index` of ufunc `name` is a loop T(T, T), which reductions use.
+bool is_reduction_loop(Engine& engine, const std::string& name, std::size_t index) {
+  const Signature& s = engine.impl().find_ufunc(name)->signatures[index];
+  return s.args.size() == 2 && s.results.size() == 1 && s.args[0] == s.args[1] &&
+         s.args[0] == s.results[0];
+}
+
+}  // namespace
+
 std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Target>& targets,
                                            const std::vector<std::string>& archs,
                                            const DefinedTargets& defined) {
@@ -81,15 +101,22 @@ std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Tar
           "ufunc '{}' is to be built for the cuda target, but no GPU architecture was given",
           name));
     }
+    // A ufunc whose definition lists `methods` also gets the reduction module of each of its
+    // loops T(T, T) (engine/reduction.hpp), for arrays of type T.
+    std::vector<std::string> methods{""};
+    if (reduction_ufunc(engine, name)) methods.push_back(kReductionMethod);
     for (std::size_t index = 0; index < signatures.size(); ++index) {
       const std::string& signature = signatures[index];
-      for (Target binary : binaries) {
-        if (binary == Target::cuda) {
-          for (const std::string& arch : unique_archs) {
-            jobs.push_back(PrecompileJob{name, index, signature, Target::cuda, arch});
+      for (const std::string& method : methods) {
+        if (!method.empty() && !is_reduction_loop(engine, name, index)) continue;
+        for (Target binary : binaries) {
+          if (binary == Target::cuda) {
+            for (const std::string& arch : unique_archs) {
+              jobs.push_back(PrecompileJob{name, index, signature, Target::cuda, arch, method});
+            }
+          } else {
+            jobs.push_back(PrecompileJob{name, index, signature, Target::cpu, kHostArch, method});
           }
-        } else {
-          jobs.push_back(PrecompileJob{name, index, signature, Target::cpu, kHostArch});
         }
       }
     }
@@ -117,7 +144,10 @@ PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
                                       job.ufunc, ufunc->signatures.size(), job.signature_index));
     }
     Engine::Impl& impl = engine.impl();
-    const LoopDefinition definition = impl.loop_definition(
+    const Signature& loop = ufunc->signatures[job.signature_index];
+    const LoopDefinition definition = !job.method.empty()
+        ? reduction_loop_definition(impl, *ufunc, reduction_spec(loop, loop.args[0], loop.results[0]))
+        : impl.loop_definition(
         *ufunc, codegen::LoopSpec::exact(ufunc->signatures[job.signature_index]));
     const BuildOrigin origin =
         job.target == Target::cuda

@@ -41,6 +41,9 @@ struct PrecompileJob {
   Target target = Target::cuda;
   /// "sm_90" for cuda jobs, kHostArch for host jobs.
   std::string arch;
+  /// Empty for the map loop; engine::kReductionMethod for the signature's reduce/accumulate
+  /// module (a definition file's `methods`).
+  std::string method;
 };
 
 struct PrecompileResult {
