@@ -244,6 +244,8 @@ def reduce_targets(records):
             best = min(peers, key=lambda p: p["time_ms"])
             text += f"; fastest peer {best['system']} {best['ratio']:.3f}"
         results.append((label,) + verdict(r, r is not None and value >= minimum, text))
+    results.append(ratio_target(records, "issue 11: parallel sum-reduce >= 0.8 of a threaded read-only sweep",
+                                "cpu_sum_reduce_parallel", 0.8))
     return results
 
 
