@@ -53,6 +53,7 @@
 #include "bench_gufunc.hpp"
 #include "bench_dtypes.hpp"
 #include "bench_layouts.hpp"
+#include "bench_multi_output.hpp"
 #include "bench_reduce.hpp"
 #include "gpu_cases.hpp"
 #include "gpu_ceilings.hpp"
@@ -148,6 +149,9 @@ class GpuBench {
         {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
         [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
     bench::run_gufunc_cases(  // issue 11: outer and the gufunc dot (bench_gufunc.hpp)
+        {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
+        [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
+    bench::run_multi_output_cases(  // issue 10: two outputs in one pass (bench_multi_output.hpp)
         {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
         [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
     host_arrays_case();

@@ -267,6 +267,21 @@ def dtype_targets(records):
     return results
 
 
+def multi_output_targets(records):
+    """Issue 10: a sincos-style ufunc of two outputs (bench_multi_output.hpp) against the copy of
+    its bytes (4 read + 8 written an element), with the best CuPy/PyTorch figure beside it."""
+    case = "multi_output_sincos_f32"
+    r = find(records, case, largest=True)
+    peers = [p for p in records if p["case"] == case and p["system"] != "jitvec" and usable(p)
+             and p.get("ratio") and r is not None and p["n"] == r["n"]]
+    text = f"{r['ratio']:.3f} (need >= 0.95) at n={pow2(r['n'])}" if r else ""
+    if peers:
+        best = max(peers, key=lambda p: p["ratio"])
+        text += f"; best peer {best['system']} {best['ratio']:.3f}"
+    return [("issue 10: sincos 1 -> 2 outputs float32 2^28 >= 0.95 of DtoD",)
+            + verdict(r, r is not None and (r.get("ratio") or 0) >= 0.95, text)]
+
+
 def gufunc_targets(records):
     """Issue 11: outer (write-bound) and the gufunc dot n = 16 (bench_gufunc.hpp), against the
     copy, with the fastest CuPy/PyTorch figure of the same case beside it."""
@@ -562,4 +577,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main() + multi_output_targets(records))

@@ -18,6 +18,26 @@
 // views) is detected, conservatively by byte extents as NumPy's ufuncs do, and the
 // overlapping inputs are copied first, so the result is what it would be without the overlap.
 //
+// Several outputs: a ufunc whose signature returns a tuple ("(float32, float32)(float32,
+// float32)", jitvec/signature.hpp) computes every output in one pass (one kernel launch, or
+// one host loop). Its function returns the results through reference parameters after its
+// inputs, in the loop's result types, on every target:
+//
+//     void polar_to_cartesian(float r, float theta, float& x, float& y) {
+//       x = r * cosf(theta);
+//       y = r * sinf(theta);
+//     }
+//     std::vector<jitvec::Array> xy = polar_to_cartesian.outputs(r, theta);   // {x, y}
+//     polar_to_cartesian.outputs(r, theta, jitvec::out(x), jitvec::out(y));   // into x and y
+//
+// (References, not a returned struct: the same text compiles on the GPU and the host with no
+// type to declare, and it reads like CUDA's own sincosf(x, &s, &c).) outputs() returns every
+// output in order; operator() returns one Array, so on a ufunc of several outputs it throws
+// ArgumentError pointing at outputs(). out() is given once per output, in order, all of them
+// or none; each out= may have its own dtype (same_kind cast from its result) and strides. Two
+// out= arrays that share memory are an error naming both; an out= that is exactly an input
+// is computed in place; other overlaps with inputs are copied first, as for one output.
+//
 // Lifetime: a Ufunc handle (and every copy of it) keeps alive what its calls need from the
 // Engine that made it: the helpers it may call, the compiled loops, the disk cache, the
 // counters, the thread pool. Calling it after its Engine is destroyed works as before; only
@@ -66,6 +86,7 @@ struct OutRef { const Array* array; };
 struct StreamOption { Stream stream; };
 struct TargetOption { Target target; };
 /// Write the result into `a` (exact broadcast shape; dtype same-kind castable from the loop's).
+/// A ufunc of several outputs takes one out() per output, in order.
 /// An lvalue is referred to (copying an Array's shape and strides cost a tenth of a call); a
 /// temporary is kept in the option.
 inline OutRef out(const Array& a) { return OutRef{&a}; }
@@ -201,6 +222,16 @@ class Ufunc {
   /// The non-template entry point behind operator().
   Array call(const Arg* args, std::size_t count) const;
 
+  /// Maps the function over the arguments and returns every output, in the signature's order
+  /// (one Array for a ufunc of one output): `auto xy = polar_to_cartesian.outputs(r, theta);`.
+  template <class... A> std::vector<Array> outputs(const A&... args) const {
+    static_assert(sizeof...(A) > 0, "a ufunc takes at least one argument");
+    const Arg packed[] = {Arg(args)...};
+    return call_outputs(packed, sizeof...(A));
+  }
+  /// The non-template entry point behind outputs().
+  std::vector<Array> call_outputs(const Arg* args, std::size_t count) const;
+
   /// NumPy's `f.outer(a, b)`: f(a[i...], b[j...]) for every pair, of shape a.shape + b.shape,
   /// with the options of a call (out(), on(), target()). Nothing is materialized: `a` enters
   /// the ordinary call as a view with zero strides over b's dimensions. Only for ufuncs of two
@@ -238,6 +269,8 @@ class Ufunc {
   const std::vector<Signature>& signatures() const;
   /// Number of inputs (every signature has the same number).
   int nin() const;
+  /// Number of outputs (every signature has the same number).
+  int nout() const;
   /// The target used when a call names none.
   Target default_target() const;
   /// Compiles and loads the loop for `signature` on `target` now, so the first call does not.

@@ -462,11 +462,30 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
       if (slots[i].device && !first_device) first_device = &slots[i];
     }
   }
-  Slot out_slot;
+  // out=: one array, or a tuple (or list) of one array per output, as NumPy's ufuncs take it.
+  const int nout = self.ufunc.nout();
+  std::array<Slot, 32> out_slots{};
+  std::array<PyObject*, 32> out_objects{};  // as the caller gave them: what a call with out= returns
+  std::size_t outs = 0;
   if (out_obj.is_valid()) {
-    out_slot = classify(out_obj.ptr(), 0, keep);
-    if (out_slot.kind == Kind::scalar) throw jitvec::ArgumentError("out= must be an array, not a scalar");
-    if (out_slot.device && !first_device) first_device = &out_slot;
+    const bool sequence = PyTuple_Check(out_obj.ptr()) || PyList_Check(out_obj.ptr());
+    nb::object items = sequence ? nb::borrow(out_obj) : nb::make_tuple(out_obj);
+    outs = nb::len(items);
+    if (outs != static_cast<std::size_t>(nout)) {
+      throw jitvec::ArgumentError(fmt::format(
+          "ufunc '{}' has {} output{}, but out= gives {} array{}{}", self.ufunc.name(), nout,
+          nout == 1 ? "" : "s", outs, outs == 1 ? "" : "s",
+          nout > 1 ? " (pass a tuple with one array per output)" : ""));
+    }
+    nb::object held = sequence ? nb::steal(PySequence_Tuple(items.ptr())) : items;  // a list may change
+    if (!held.is_valid()) throw nb::python_error();
+    keep.push_back(held);
+    for (std::size_t j = 0; j < outs; ++j) {
+      out_objects[j] = PyTuple_GET_ITEM(held.ptr(), static_cast<Py_ssize_t>(j));
+      out_slots[j] = classify(out_objects[j], 0, keep);
+      if (out_slots[j].kind == Kind::scalar) throw jitvec::ArgumentError("out= must be an array, not a scalar");
+      if (out_slots[j].device && !first_device) first_device = &out_slots[j];
+    }
   }
   if (first_device) decider = first_device;
 
@@ -491,8 +510,8 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
       call_args.emplace_back(import_array(slots[i], stream, stream_library, false, buffers, keep));
     }
   }
-  if (out_obj.is_valid()) {
-    call_args.emplace_back(jitvec::out(import_array(out_slot, stream, stream_library, true, buffers, keep)));
+  for (std::size_t j = 0; j < outs; ++j) {
+    call_args.emplace_back(jitvec::out(import_array(out_slots[j], stream, stream_library, true, buffers, keep)));
   }
   call_args.emplace_back(jitvec::on(reinterpret_cast<CUstream_st*>(stream)));
   if (target_obj.is_valid()) {
@@ -502,12 +521,26 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
     call_args.emplace_back(jitvec::target(*t));
   }
 
+  if (nout > 1) {  // a tuple of the outputs: out='s own objects, or the new arrays
+    std::vector<jitvec::Array> results;
+    {
+      nb::gil_scoped_release release;
+      results = self.ufunc.call_outputs(call_args.data(), call_args.size());
+    }
+    nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(results.size())));
+    for (std::size_t j = 0; j < results.size(); ++j) {
+      nb::object item = outs ? nb::borrow(out_objects[j])
+                             : wrap_result(std::move(results[j]), stream, decider);
+      PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(j), item.release().ptr());
+    }
+    return tuple;
+  }
   jitvec::Array result;
   {
     nb::gil_scoped_release release;
     result = self.ufunc.call(call_args.data(), call_args.size());
   }
-  if (out_obj.is_valid()) return nb::borrow(out_obj);
+  if (outs) return nb::borrow(out_objects[0]);
   return wrap_result(std::move(result), stream, decider);
 }
 

@@ -63,7 +63,7 @@ NB_MODULE(_jitvec, m) {
       .def_prop_ro("signatures", [](const PyUfunc& u) { return u.definition.signatures; })
       .def_prop_ro("source", [](const PyUfunc& u) { return u.definition.source; })
       .def_prop_ro("nin", [](const PyUfunc& u) { return u.ufunc.nin(); })
-      .def_prop_ro("nout", [](const PyUfunc&) { return 1; })
+      .def_prop_ro("nout", [](const PyUfunc& u) { return u.ufunc.nout(); })
       .def_prop_ro("target", [](const PyUfunc& u) {
         return std::string(jitvec::target_name(u.ufunc.default_target()));
       }, "The target calls use when they name none.")

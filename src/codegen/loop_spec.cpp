@@ -5,7 +5,7 @@
 namespace jitvec::codegen {
 
 LoopSpec LoopSpec::exact(const Signature& signature) {
-  return LoopSpec{signature, signature.args, signature.result};
+  return LoopSpec{signature, signature.args, signature.results};
 }
 
 std::string LoopSpec::describe() const {
@@ -14,7 +14,10 @@ std::string LoopSpec::describe() const {
     if (i) s += ", ";
     s += dtype_name(inputs[i]);
   }
-  return s + fmt::format("] -> {}", dtype_name(out_storage));
+  if (outputs.size() == 1) return s + fmt::format("] -> {}", dtype_name(outputs[0]));
+  std::string outs;
+  for (std::size_t o = 0; o < outputs.size(); ++o) outs += fmt::format("{}{}", o ? ", " : "", dtype_name(outputs[o]));
+  return s + "] -> (" + outs + ")";
 }
 
 }  // namespace jitvec::codegen

@@ -58,8 +58,17 @@ std::string apply_function(const UfuncSource& ufunc, const LoopSpec& spec, const
     params += fmt::format("{} a{}", c_type(spec.loop.args[k]), k);
     args += fmt::format("a{}", k);
   }
-  return fmt::format("{} {} jitvec_apply({}) {{\n  return static_cast<{}>({}({}));\n}}\n",
-                     qualifiers, c_type(spec.loop.result), params, c_type(spec.loop.result),
+  if (spec.loop.results.size() == 1) {
+    const std::string result = c_type(spec.loop.results[0]);
+    return fmt::format("{} {} jitvec_apply({}) {{\n  return static_cast<{}>({}({}));\n}}\n",
+                       qualifiers, result, params, result, ufunc.name, args);
+  }
+  // Several results: the user's function writes them through reference parameters.
+  for (std::size_t o = 0; o < spec.loop.results.size(); ++o) {
+    params += fmt::format(", {}& r{}", c_type(spec.loop.results[o]), o);
+    args += fmt::format(", r{}", o);
+  }
+  return fmt::format("{} void jitvec_apply({}) {{\n  {}({});\n}}\n", qualifiers, params,
                      ufunc.name, args);
 }
 

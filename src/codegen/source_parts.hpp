@@ -7,7 +7,9 @@
 //     messages name the user's file (or "ufunc:<name>") and line; it first checks that each
 //     uses only what every target has (portable_source.hpp);
 //   - apply_function(): `jitvec_apply(L0 a0, ...)`, calling the user's function with the loop's
-//     argument types and converting the result to the loop's result type;
+//     argument types and converting the result to the loop's result type; with several results
+//     `void jitvec_apply(L0 a0, ..., R0& r0, R1& r1, ...)`, passing the results' references
+//     after the inputs, as the user's function takes them;
 #pragma once
 
 #include <string>

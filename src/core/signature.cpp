@@ -9,27 +9,27 @@
 namespace jitvec {
 namespace {
 
-// A tiny recursive-descent reader over "result(arg, arg, ...)".
+// A tiny recursive-descent reader over "result(arg, arg, ...)", where the result is a type or
+// a parenthesized list of types "(result, result, ...)".
 class SignatureReader {
  public:
   explicit SignatureReader(std::string_view text) : text_(text) {}
 
   Signature read() {
     Signature sig;
-    sig.result = read_type("result type");
+    skip_space();
+    if (peek() == '(') {
+      const std::size_t open = pos_++;
+      skip_space();
+      if (peek() == ')') fail("a ufunc returns at least one result: the result list is empty", open);
+      read_list(sig.results, "result type");
+      expect(')');
+    } else {
+      sig.results.push_back(read_type("result type"));
+    }
     expect('(');
     skip_space();
-    if (peek() != ')') {
-      for (;;) {
-        sig.args.push_back(read_type("argument type"));
-        skip_space();
-        if (peek() == ',') {
-          ++pos_;
-          continue;
-        }
-        break;
-      }
-    }
+    if (peek() != ')') read_list(sig.args, "argument type");
     expect(')');
     skip_space();
     if (pos_ != text_.size()) fail("unexpected text after ')'");
@@ -38,6 +38,15 @@ class SignatureReader {
   }
 
  private:
+  // "type, type, ..." up to (not including) the closing parenthesis.
+  void read_list(std::vector<DType>& types, const char* what) {
+    for (;;) {
+      types.push_back(read_type(what));
+      skip_space();
+      if (peek() != ',') return;
+      ++pos_;
+    }
+  }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -77,14 +86,23 @@ class SignatureReader {
 
 Signature Signature::parse(std::string_view text) { return SignatureReader(text).read(); }
 
-std::string Signature::to_string() const {
-  std::string s = fmt::format("{}(", dtype_name(result));
-  for (std::size_t i = 0; i < args.size(); ++i) {
+namespace {
+
+std::string type_list(const std::vector<DType>& types) {
+  std::string s;
+  for (std::size_t i = 0; i < types.size(); ++i) {
     if (i) s += ", ";
-    s += dtype_name(args[i]);
+    s += dtype_name(types[i]);
   }
-  s += ')';
   return s;
+}
+
+}  // namespace
+
+std::string Signature::to_string() const {
+  const std::string result =
+      results.size() == 1 ? std::string(dtype_name(results[0])) : "(" + type_list(results) + ")";
+  return result + "(" + type_list(args) + ")";
 }
 
 }  // namespace jitvec

@@ -8,29 +8,45 @@
 namespace jitvec::engine {
 namespace {
 
-void check_out(const detail::UfuncImpl& ufunc, const CallPlan& plan, const Array& out) {
-  const DType result = plan.spec.loop.result;
+void check_out(const detail::UfuncImpl& ufunc, const CallPlan& plan, int j) {
+  const Array& out = *plan.outs[j];
+  const DType result = plan.spec.loop.results[j];
+  const std::string name = out_name(plan, j);
   if (!can_cast_same_kind(result, out.dtype())) {
     throw ArgumentError(fmt::format(
-        "ufunc '{}': out= is a {} array, but loop {} returns {}, which does not cast to {} "
+        "ufunc '{}': {} is a {} array, but loop {} returns {}{}, which does not cast to {} "
         "(casting='same_kind')",
-        ufunc.name, dtype_name(out.dtype()), plan.spec.loop.to_string(), dtype_name(result),
-        dtype_name(out.dtype())));
+        ufunc.name, name, dtype_name(out.dtype()), plan.spec.loop.to_string(), dtype_name(result),
+        plan.nout == 1 ? "" : fmt::format(" as output {}", j + 1), dtype_name(out.dtype())));
   }
   if (out.shape() != plan.shape) {
-    throw BroadcastError(fmt::format("ufunc '{}': out= has shape {}, but the inputs broadcast to {}",
-                                     ufunc.name, shape_to_string(out.shape()),
+    throw BroadcastError(fmt::format("ufunc '{}': {} has shape {}, but the inputs broadcast to {}",
+                                     ufunc.name, name, shape_to_string(out.shape()),
                                      shape_to_string(plan.shape)));
   }
   for (int d = 0; d < out.ndim(); ++d) {
     if (out.strides()[d] == 0 && out.shape()[d] > 1) {
       throw ArgumentError(fmt::format(
-          "ufunc '{}': out= has stride 0 in dimension {} (a broadcast view): several results "
+          "ufunc '{}': {} has stride 0 in dimension {} (a broadcast view): several results "
           "would land on one element",
-          ufunc.name, d));
+          ufunc.name, name, d));
     }
   }
 }
+
+int out_count(const CallPlan& plan) {
+  int given = 0;
+  while (given < launch::kMaxOperands && plan.outs[given]) ++given;
+  return given;
+}
+
+}  // namespace
+
+std::string out_name(const CallPlan& plan, int j) {
+  return plan.nout == 1 ? std::string("out=") : fmt::format("out= of output {}", j + 1);
+}
+
+namespace {
 
 }  // namespace
 
@@ -56,10 +72,19 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
         plan.nin++;
         break;
       }
-      case Arg::Kind::out:
-        if (plan.out) throw ArgumentError(fmt::format("ufunc '{}': out= given twice", ufunc.name));
-        plan.out = &arg.array();
+      case Arg::Kind::out: {
+        const int given = out_count(plan);
+        const int nout = static_cast<int>(ufunc.signatures.front().results.size());
+        if (given == nout) {
+          if (nout == 1) throw ArgumentError(fmt::format("ufunc '{}': out= given twice", ufunc.name));
+          throw ArgumentError(fmt::format(
+              "ufunc '{}' has {} outputs but out= was given more than {} times (give out() once "
+              "per output, in order)",
+              ufunc.name, nout, nout));
+        }
+        plan.outs[given] = &arg.array();
         break;
+      }
       case Arg::Kind::stream: plan.stream = arg.stream(); break;
       case Arg::Kind::target: target = arg.target_value(); break;
     }
@@ -80,7 +105,18 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
       plan.spec.inputs[k] = typed[k].dtype;
     }
   }
-  plan.spec.out_storage = plan.out ? plan.out->dtype() : loop.result;
+  plan.nout = loop.nout();
+  plan.out = plan.outs[0];
+  if (const int given = out_count(plan); given != 0 && given != plan.nout) {
+    throw ArgumentError(fmt::format(
+        "ufunc '{}' has {} outputs but out= was given {} time{}: give out() once per output, in "
+        "order (all of them or none)",
+        ufunc.name, plan.nout, given, given == 1 ? "" : "s"));
+  }
+  plan.spec.outputs.resize(plan.nout);
+  for (int j = 0; j < plan.nout; ++j) {
+    plan.spec.outputs[j] = plan.outs[j] ? plan.outs[j]->dtype() : loop.results[j];
+  }
 
   std::array<launch::NamedShape, launch::kMaxOperands> shapes{};
   std::size_t arrays = 0;
@@ -90,12 +126,14 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   plan.shape = arrays == 0 ? Shape{} : launch::broadcast_shapes(shapes.data(), arrays);
   plan.numel = 1;
   for (std::int64_t s : plan.shape) plan.numel *= s;
-  if (plan.out) check_out(ufunc, plan, *plan.out);
+  for (int j = 0; j < plan.nout && plan.outs[0]; ++j) check_out(ufunc, plan, j);
   return plan;
 }
 
-bool is_plain_contiguous(const CallPlan& plan, const Array* const* inputs, const Array& out) {
-  if (!out.is_contiguous() || out.shape() != plan.shape) return false;
+bool is_plain_contiguous(const CallPlan& plan, const Array* const* inputs, const Array* const* outs) {
+  for (int j = 0; j < plan.nout; ++j) {
+    if (!outs[j]->is_contiguous() || outs[j]->shape() != plan.shape) return false;
+  }
   for (int k = 0; k < plan.nin; ++k) {
     if (inputs[k] && (inputs[k]->shape() != plan.shape || !inputs[k]->is_contiguous())) return false;
   }
@@ -103,21 +141,21 @@ bool is_plain_contiguous(const CallPlan& plan, const Array* const* inputs, const
 }
 
 launch::IterationSpace iteration_space(const CallPlan& plan, const Array* const* inputs,
-                                       const Array& out) {
-  if (is_plain_contiguous(plan, inputs, out)) {
+                                       const Array* const* outs) {
+  if (is_plain_contiguous(plan, inputs, outs)) {
     launch::IterationSpace flat;
     flat.numel = plan.numel;
     flat.contiguous = true;
     flat.fits_32bit = plan.numel <= 0x7fffffff;
     return flat;  // sizes and strides are not needed by the contiguous loops
   }
-  return launch::plan_iteration(plan.shape, operand_strides(plan, inputs, out), plan.scalar_mask);
+  return launch::plan_iteration(plan.shape, operand_strides(plan, inputs, outs), plan.scalar_mask);
 }
 
 std::vector<Strides> operand_strides(const CallPlan& plan, const Array* const* inputs,
-                                     const Array& out) {
+                                     const Array* const* outs) {
   std::vector<Strides> strides;
-  strides.reserve(plan.nin + 1);
+  strides.reserve(plan.nin + plan.nout);
   for (int k = 0; k < plan.nin; ++k) {
     if (!inputs[k]) {
       strides.emplace_back(plan.shape.size(), 0);
@@ -125,7 +163,9 @@ std::vector<Strides> operand_strides(const CallPlan& plan, const Array* const* i
       strides.push_back(launch::broadcast_strides(inputs[k]->shape(), inputs[k]->strides(), plan.shape));
     }
   }
-  strides.push_back(launch::broadcast_strides(out.shape(), out.strides(), plan.shape));
+  for (int j = 0; j < plan.nout; ++j) {
+    strides.push_back(launch::broadcast_strides(outs[j]->shape(), outs[j]->strides(), plan.shape));
+  }
   return strides;
 }
 

@@ -33,21 +33,24 @@ int choose_device(const detail::UfuncImpl& ufunc, const CallPlan& plan) {
   for (int k = 0; k < plan.nin; ++k) {
     consider(plan.inputs[k], [k] { return fmt::format("argument {}", k + 1); });
   }
-  consider(plan.out, [] { return std::string("out="); });
+  for (int j = 0; j < plan.nout; ++j) consider(plan.outs[j], [&plan, j] { return out_name(plan, j); });
   return device < 0 ? 0 : device;
 }
 
 // The operands of a call as kernels::choose_kernel sees them.
-kernels::CallOperands call_operands(const CallPlan& plan, void* const* inputs, const void* out) {
+kernels::CallOperands call_operands(const CallPlan& plan, void* const* inputs, void* const* outs) {
   kernels::CallOperands ops;
   ops.inputs = plan.nin;
+  ops.outputs = plan.nout;
   ops.scalar_mask = plan.scalar_mask;
   for (int k = 0; k < plan.nin; ++k) {
     ops.addresses[k] = reinterpret_cast<std::uintptr_t>(inputs[k]);
     ops.element_bytes[k] = static_cast<std::uint8_t>(dtype_size(plan.spec.inputs[k]));
   }
-  ops.addresses[plan.nin] = reinterpret_cast<std::uintptr_t>(out);
-  ops.element_bytes[plan.nin] = static_cast<std::uint8_t>(dtype_size(plan.spec.out_storage));
+  for (int j = 0; j < plan.nout; ++j) {
+    ops.addresses[plan.nin + j] = reinterpret_cast<std::uintptr_t>(outs[j]);
+    ops.element_bytes[plan.nin + j] = static_cast<std::uint8_t>(dtype_size(plan.spec.outputs[j]));
+  }
   return ops;
 }
 
@@ -63,13 +66,15 @@ void launch_choice(const CudaLoop& loop, const CallPlan& plan, const kernels::Ke
 }
 
 void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
-                 const Array& out) {
+                 const Array* const* outs) {
   void* pointers[launch::kMaxOperands];
+  void* out_pointers[launch::kMaxOperands];
   for (int k = 0; k < plan.nin; ++k) pointers[k] = inputs[k] ? inputs[k]->data() : nullptr;
+  for (int j = 0; j < plan.nout; ++j) out_pointers[j] = outs[j]->data();
   kernels::KernelArgs args;
-  args.pack(loop.layout, pointers, plan.scalars.data(), out.data(), plan.scalar_mask, 0);
-  const kernels::CallOperands ops = call_operands(plan, pointers, out.data());
-  const launch::IterationSpace space = iteration_space(plan, inputs, out);
+  args.pack(loop.layout, pointers, plan.scalars.data(), out_pointers, plan.scalar_mask, 0);
+  const kernels::CallOperands ops = call_operands(plan, pointers, out_pointers);
+  const launch::IterationSpace space = iteration_space(plan, inputs, outs);
   const kernels::KernelChoice choice = kernels::choose_kernel(space, ops, loop.traits);
   if (choice.shape == kernels::ShapeBlock::count) {
     args.set_count(loop.layout, space.numel);
@@ -82,21 +87,28 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
 }  // namespace
 
 void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* inputs,
-                       void* out, long long n, CUstream stream) {
+                       void* const* outs, long long n, CUstream stream) {
   kernels::KernelArgs args;
-  args.pack(loop.layout, inputs, plan.scalars.data(), out, plan.scalar_mask, 0);
+  args.pack(loop.layout, inputs, plan.scalars.data(), outs, plan.scalar_mask, 0);
   args.set_count(loop.layout, n);
   const kernels::KernelChoice choice =
-      kernels::choose_flat_kernel(n, call_operands(plan, inputs, out), loop.traits);
+      kernels::choose_flat_kernel(n, call_operands(plan, inputs, outs), loop.traits);
   launch_choice(loop, plan, choice, args, stream);
 }
 
 Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {
+  Array result;
+  run_on_gpu(ufunc, plan, &result);
+  return result;
+}
+
+void run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results) {
   const int device = choose_device(ufunc, plan);
   cuda::ContextGuard guard(device);
   const Stream stream = plan.stream;
   if (pipeline_applies(plan)) {
-    return run_pipelined(ufunc, plan, *ufunc.engine.cuda_loop(ufunc, plan.spec, device), device);
+    run_pipelined(ufunc, plan, *ufunc.engine.cuda_loop(ufunc, plan.spec, device), device, results);
+    return;
   }
 
   // Inputs: host arrays are copied to the device (packed in their own shape).
@@ -114,19 +126,35 @@ Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {
     any_device_input = any_device_input || (in && in->is_device());
   }
 
-  // Output: out= if it is on the device; else a new device array.
-  const bool result_on_host = plan.out ? !plan.out->is_device() : !any_device_input;
-  Array device_out = plan.out && plan.out->is_device()
-                         ? *plan.out
-                         : Array::empty(plan.spec.out_storage, plan.shape, Memory::device, device,
-                                        stream);
-  if (plan.numel > 0) launch_loop(*ufunc.engine.cuda_loop(ufunc, plan.spec, device), plan, inputs.data(), device_out);
-  if (!result_on_host) return device_out;
-
-  Array host = device_out.to_host(stream);  // synchronizes
-  if (!plan.out) return host;
-  detail::copy_contiguous_to_strided(host.data(), *plan.out);
-  return *plan.out;
+  // Outputs: out= if it is on the device; else a new device array (copied back below when the
+  // result belongs in host memory).
+  std::array<std::optional<Array>, launch::kMaxOperands> device_outs;  // no Array made unless needed
+  std::array<const Array*, launch::kMaxOperands> outs{};
+  for (int j = 0; j < plan.nout; ++j) {
+    const Array* out = plan.outs[j];
+    if (out && out->is_device()) {
+      outs[j] = out;
+    } else {
+      device_outs[j] = Array::empty(plan.spec.outputs[j], plan.shape, Memory::device, device, stream);
+      outs[j] = &*device_outs[j];
+    }
+  }
+  if (plan.numel > 0) {
+    launch_loop(*ufunc.engine.cuda_loop(ufunc, plan.spec, device), plan, inputs.data(), outs.data());
+  }
+  for (int j = 0; j < plan.nout; ++j) {
+    const Array* out = plan.outs[j];
+    const bool result_on_host = out ? !out->is_device() : !any_device_input;
+    if (!result_on_host) {
+      results[j] = *outs[j];
+    } else if (!out) {
+      results[j] = outs[j]->to_host(stream);  // synchronizes
+    } else {
+      Array host = outs[j]->to_host(stream);  // synchronizes
+      detail::copy_contiguous_to_strided(host.data(), *out);
+      results[j] = *out;
+    }
+  }
 }
 
 }  // namespace jitvec::engine

@@ -16,12 +16,16 @@
 
 namespace jitvec::engine {
 
+/// Runs the call; `results[j]` receives output j (plan.nout of them): out= when given.
+void run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results);
+/// The same for a ufunc of one output, returning it.
 Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan);
 
 class CudaLoop;
 /// Launches the loop's contiguous kernel over n elements at the given device pointers (null for
-/// scalar inputs): the vectorized one when every pointer is aligned for it.
-void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* inputs, void* out,
-                       long long n, CUstream stream);
+/// scalar inputs; one per output in `outs`): the vectorized one when every pointer is aligned
+/// for it.
+void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* inputs,
+                       void* const* outs, long long n, CUstream stream);
 
 }  // namespace jitvec::engine

@@ -282,9 +282,16 @@ Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>&
           "a ufunc takes the same number",
           name, text, parsed.back().args.size(), signatures.front(), parsed.front().args.size()));
     }
-    if (static_cast<int>(parsed.back().args.size()) >= launch::kMaxOperands) {
-      throw DefinitionError(fmt::format("ufunc '{}' takes {} inputs; jitvec supports at most {}",
-                                        name, parsed.back().args.size(), launch::kMaxOperands - 1));
+    if (parsed.back().results.size() != parsed.front().results.size()) {
+      throw DefinitionError(fmt::format(
+          "ufunc '{}': signature \"{}\" returns {} results but \"{}\" returns {}; every signature "
+          "of a ufunc returns the same number",
+          name, text, parsed.back().results.size(), signatures.front(), parsed.front().results.size()));
+    }
+    if (parsed.back().args.size() + parsed.back().results.size() > launch::kMaxOperands) {
+      throw DefinitionError(fmt::format(
+          "ufunc '{}' takes {} inputs and returns {} results; jitvec supports at most {} in all",
+          name, parsed.back().args.size(), parsed.back().results.size(), launch::kMaxOperands));
     }
   }
   auto impl = std::make_shared<detail::UfuncImpl>(

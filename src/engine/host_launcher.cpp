@@ -15,6 +15,12 @@ constexpr std::int64_t kMinChunk = 1 << 15;
 }  // namespace
 
 Array run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan) {
+  Array result;
+  run_on_host(ufunc, plan, &result);
+  return result;
+}
+
+void run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results) {
   for (int k = 0; k < plan.nin; ++k) {
     if (plan.inputs[k] && plan.inputs[k]->is_device()) {
       throw TargetError(fmt::format(
@@ -23,21 +29,27 @@ Array run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan) {
           ufunc.name, k + 1, plan.inputs[k]->device(), target_name(plan.target)));
     }
   }
-  if (plan.out && plan.out->is_device()) {
-    throw TargetError(fmt::format("ufunc '{}': out= is in device memory, but target {} runs on "
-                                  "the host",
-                                  ufunc.name, target_name(plan.target)));
+  std::array<const Array*, launch::kMaxOperands> outs{};
+  void* out_pointers[launch::kMaxOperands];
+  for (int j = 0; j < plan.nout; ++j) {
+    if (plan.outs[j] && plan.outs[j]->is_device()) {
+      throw TargetError(fmt::format("ufunc '{}': {} is in device memory, but target {} runs on "
+                                    "the host",
+                                    ufunc.name, out_name(plan, j), target_name(plan.target)));
+    }
+    results[j] = plan.outs[j] ? *plan.outs[j] : Array::empty(plan.spec.outputs[j], plan.shape, Memory::host);
+    outs[j] = &results[j];
+    out_pointers[j] = results[j].data();
   }
-  Array out = plan.out ? *plan.out : Array::empty(plan.spec.out_storage, plan.shape, Memory::host);
-  if (plan.numel == 0) return out;
+  if (plan.numel == 0) return;
 
   auto loop = ufunc.engine.host_loop(ufunc, plan.spec);
-  const launch::IterationSpace space = iteration_space(plan, plan.inputs.data(), out);
+  const launch::IterationSpace space = iteration_space(plan, plan.inputs.data(), outs.data());
 
   void* pointers[launch::kMaxOperands];
   for (int k = 0; k < plan.nin; ++k) pointers[k] = plan.inputs[k] ? plan.inputs[k]->data() : nullptr;
   kernels::KernelArgs args;
-  args.pack(loop->layout, pointers, plan.scalars.data(), out.data(), plan.scalar_mask, 0);
+  args.pack(loop->layout, pointers, plan.scalars.data(), out_pointers, plan.scalar_mask, 0);
   kernels::HostEntry entry = loop->flat;
   if (space.contiguous) {
     args.set_count(loop->layout, space.numel);
@@ -55,7 +67,6 @@ Array run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan) {
   } else {
     run(0, space.numel);
   }
-  return out;
 }
 
 }  // namespace jitvec::engine

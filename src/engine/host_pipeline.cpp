@@ -66,7 +66,10 @@ PipelineStaging::Slot* PipelineStaging::slots(std::size_t bytes) {
 
 bool pipeline_applies(const CallPlan& plan) {
   if (plan.numel < kPipelineMinElements) return false;
-  if (plan.out && (plan.out->is_device() || !plan.out->is_contiguous())) return false;
+  for (int j = 0; j < plan.nout; ++j) {
+    const Array* out = plan.outs[j];
+    if (out && (out->is_device() || !out->is_contiguous())) return false;
+  }
   for (int k = 0; k < plan.nin; ++k) {
     const Array* in = plan.inputs[k];
     if (in && (in->is_device() || !in->is_contiguous() || in->shape() != plan.shape)) return false;
@@ -74,13 +77,17 @@ bool pipeline_applies(const CallPlan& plan) {
   return true;
 }
 
-Array run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLoop& loop,
-                    int device) {
-  Array out = plan.out ? *plan.out : Array::empty(plan.spec.out_storage, plan.shape, Memory::host);
+void run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLoop& loop,
+                   int device, Array* results) {
+  const int nout = plan.nout;
+  for (int j = 0; j < nout; ++j) {
+    results[j] = plan.outs[j] ? *plan.outs[j] : Array::empty(plan.spec.outputs[j], plan.shape, Memory::host);
+  }
   const std::int64_t n = plan.numel;
 
-  // One chunk's layout inside a slot: each array input's region, then the output's.
-  std::size_t widest = dtype_size(plan.spec.out_storage);
+  // One chunk's layout inside a slot: each array input's region, then each output's.
+  std::size_t widest = 1;
+  for (int j = 0; j < nout; ++j) widest = std::max(widest, dtype_size(plan.spec.outputs[j]));
   for (int k = 0; k < plan.nin; ++k) {
     if (plan.inputs[k]) widest = std::max(widest, dtype_size(plan.spec.inputs[k]));
   }
@@ -91,9 +98,13 @@ Array run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLo
     offsets[k] = slot_bytes;
     if (plan.inputs[k]) slot_bytes += round_up(chunk * dtype_size(plan.spec.inputs[k]));
   }
-  const std::size_t out_size = dtype_size(plan.spec.out_storage);
-  const std::size_t out_offset = slot_bytes;
-  slot_bytes += round_up(chunk * out_size);
+  std::size_t out_sizes[launch::kMaxOperands] = {};
+  std::size_t out_offsets[launch::kMaxOperands] = {};
+  for (int j = 0; j < nout; ++j) {
+    out_sizes[j] = dtype_size(plan.spec.outputs[j]);
+    out_offsets[j] = slot_bytes;
+    slot_bytes += round_up(chunk * out_sizes[j]);
+  }
 
   PipelineStaging& staging = ufunc.engine.staging(device);
   std::lock_guard<std::mutex> lock(staging.mutex());
@@ -107,11 +118,13 @@ Array run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLo
 
   const std::int64_t chunks = (n + chunk - 1) / chunk;
   auto count_of = [&](std::int64_t c) { return std::min(chunk, n - c * chunk); };
-  auto drain = [&](std::int64_t c) {  // chunk c's result: pinned -> the output
+  auto drain = [&](std::int64_t c) {  // chunk c's results: pinned -> the outputs
     PipelineStaging::Slot& slot = slots[c % PipelineStaging::kSlots];
     slot.done->synchronize();
-    parallel_copy(pool, static_cast<char*>(out.data()) + c * chunk * out_size,
-                  slot.pinned + out_offset, static_cast<std::size_t>(count_of(c)) * out_size);
+    for (int j = 0; j < nout; ++j) {
+      parallel_copy(pool, static_cast<char*>(results[j].data()) + c * chunk * out_sizes[j],
+                    slot.pinned + out_offsets[j], static_cast<std::size_t>(count_of(c)) * out_sizes[j]);
+    }
   };
   for (std::int64_t c = 0; c < chunks; ++c) {
     if (c >= PipelineStaging::kSlots) drain(c - PipelineStaging::kSlots);
@@ -129,15 +142,18 @@ Array run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLo
       cuda::copy_host_to_device(slot.device + offsets[k], slot.pinned + offsets[k], bytes, stream);
       device_inputs[k] = slot.device + offsets[k];
     }
-    launch_contiguous(loop, plan, device_inputs, slot.device + out_offset, count, stream);
-    cuda::copy_device_to_host(slot.pinned + out_offset, slot.device + out_offset,
-                              static_cast<std::size_t>(count) * out_size, stream);
+    void* device_outputs[launch::kMaxOperands];
+    for (int j = 0; j < nout; ++j) device_outputs[j] = slot.device + out_offsets[j];
+    launch_contiguous(loop, plan, device_inputs, device_outputs, count, stream);
+    for (int j = 0; j < nout; ++j) {
+      cuda::copy_device_to_host(slot.pinned + out_offsets[j], slot.device + out_offsets[j],
+                                static_cast<std::size_t>(count) * out_sizes[j], stream);
+    }
     slot.done->record(stream);
   }
   for (std::int64_t c = std::max<std::int64_t>(0, chunks - PipelineStaging::kSlots); c < chunks; ++c) {
     drain(c);
   }
-  return out;
 }
 
 }  // namespace jitvec::engine

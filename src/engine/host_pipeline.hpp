@@ -57,8 +57,9 @@ class PipelineStaging {
 /// shape, large enough to gain from overlapping).
 bool pipeline_applies(const CallPlan& plan);
 
-/// Runs the call in chunks; returns the host result (out= when given).
-Array run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLoop& loop,
-                    int device);
+/// Runs the call in chunks; `results[j]` receives host output j (out= when given). Every
+/// output of a chunk comes from the one launch of that chunk.
+void run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLoop& loop,
+                   int device, Array* results);
 
 }  // namespace jitvec::engine

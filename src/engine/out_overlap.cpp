@@ -1,5 +1,7 @@
 #include "engine/out_overlap.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 
 #include "core/strided_copy.hpp"
@@ -53,12 +55,30 @@ bool may_overlap(const Array& a, const Array& b) {
   return ra.begin < rb.end && rb.begin < ra.end;
 }
 
+void check_outputs_apart(const std::string& ufunc_name, const CallPlan& plan) {
+  for (int a = 0; a < plan.nout && plan.outs[0]; ++a) {
+    for (int b = a + 1; b < plan.nout; ++b) {
+      if (!may_overlap(*plan.outs[a], *plan.outs[b])) continue;
+      throw ArgumentError(fmt::format(
+          "ufunc '{}': {} and {} share memory (their byte ranges overlap); each output needs "
+          "its own memory",
+          ufunc_name, out_name(plan, a), out_name(plan, b)));
+    }
+  }
+}
+
 void buffer_overlapping_inputs(Engine::Impl& engine, CallPlan& plan, OverlapBuffers& buffers) {
-  if (!plan.out || plan.numel == 0) return;
-  const Array& out = *plan.out;
+  if (!plan.outs[0] || plan.numel == 0) return;
+  // Input k needs a copy when it overlaps an output other than by being exactly that output.
+  auto needs_copy = [&](const Array& in) {
+    for (int j = 0; j < plan.nout; ++j) {
+      if (!is_exact_alias(in, *plan.outs[j]) && may_overlap(in, *plan.outs[j])) return true;
+    }
+    return false;
+  };
   for (int k = 0; k < plan.nin; ++k) {
     const Array* in = plan.inputs[k];
-    if (!in || is_exact_alias(*in, out) || !may_overlap(*in, out)) continue;
+    if (!in || !needs_copy(*in)) continue;
     if (in->is_device()) {
       if (plan.target != Target::cuda) continue;
       buffers.copies[k] = device_copy(engine, *in, plan.stream);

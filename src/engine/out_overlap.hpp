@@ -9,6 +9,8 @@
 //     the byte extents (lowest to highest byte touched) of the two views intersect, in the same
 //     memory (host memory, or one device's). Views that interleave without sharing an element
 //     (A[0::2] and A[1::2]) count as overlapping: one copy too many, never a wrong answer.
+//   - Several outputs: each input is checked against every out=; outputs that may overlap each
+//     other are an error naming both (check_outputs_apart; NumPy leaves that case undefined).
 //   - An exact alias (same data pointer, shape, strides and dtype: f(X, out=X)) reads each
 //     element before writing that same element, in the same thread, whatever the kernel: it
 //     stays the in-place fast path, with no copy.
@@ -23,6 +25,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 
 #include "engine/call_plan.hpp"
 #include "jitvec/engine.hpp"
@@ -43,9 +46,13 @@ struct OverlapBuffers {
   std::array<std::optional<Array>, launch::kMaxOperands> copies;
 };
 
-/// Points each input of `plan` that may overlap plan.out (and is not an exact alias of it) at
-/// a copy held in `buffers`. Device inputs of calls that run on the host are left alone (the
-/// host launcher rejects them).
+/// Throws ArgumentError naming both when two out= arrays of `plan` may overlap (the same
+/// conservative check): each output of a ufunc of several outputs needs its own memory.
+void check_outputs_apart(const std::string& ufunc_name, const CallPlan& plan);
+
+/// Points each input of `plan` that may overlap an out= array (and is not an exact alias of
+/// it) at a copy held in `buffers`. Device inputs of calls that run on the host are left alone
+/// (the host launcher rejects them).
 void buffer_overlapping_inputs(Engine::Impl& engine, CallPlan& plan, OverlapBuffers& buffers);
 
 }  // namespace jitvec::engine

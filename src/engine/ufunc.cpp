@@ -40,25 +40,54 @@ detail::UfuncImpl& checked(const std::shared_ptr<detail::UfuncImpl>& impl) {
   return *impl;
 }
 
-}  // namespace
+int nout_of(const detail::UfuncImpl& ufunc) {
+  return static_cast<int>(ufunc.signatures.front().results.size());
+}
 
-Array Ufunc::call(const Arg* args, std::size_t count) const {
-  detail::UfuncImpl& ufunc = checked(impl_);
+// Plans and runs one call; results[j] receives output j.
+void call_into(detail::UfuncImpl& ufunc, const Arg* args, std::size_t count, Array* results) {
   Engine::Impl& engine = ufunc.engine;
   engine.calls++;
   engine::CallPlan plan = engine::make_call_plan(ufunc, engine.default_target(), args, count);
   if (engine::ActiveCapture* capture = engine::active_capture()) {
     engine::join_capture(ufunc, plan, *capture);  // inside jitvec::capture (jitvec/graph.hpp)
   }
+  engine::check_outputs_apart(ufunc.name, plan);
   engine::OverlapBuffers buffers;  // copies of inputs that overlap out=, alive until we return
   engine::buffer_overlapping_inputs(engine, plan, buffers);
-  if (plan.target == Target::cuda) return engine::run_on_gpu(ufunc, plan);
-  return engine::run_on_host(ufunc, plan);
+  if (plan.target == Target::cuda) {
+    engine::run_on_gpu(ufunc, plan, results);
+  } else {
+    engine::run_on_host(ufunc, plan, results);
+  }
+}
+
+}  // namespace
+
+Array Ufunc::call(const Arg* args, std::size_t count) const {
+  detail::UfuncImpl& ufunc = checked(impl_);
+  if (nout_of(ufunc) != 1) {
+    throw ArgumentError(fmt::format(
+        "ufunc '{}' has {} outputs ({}); calling it returns one Array: call {}.outputs(...) for "
+        "all of them",
+        ufunc.name, nout_of(ufunc), ufunc.signatures.front().to_string(), ufunc.name));
+  }
+  Array result;
+  call_into(ufunc, args, count, &result);
+  return result;
+}
+
+std::vector<Array> Ufunc::call_outputs(const Arg* args, std::size_t count) const {
+  detail::UfuncImpl& ufunc = checked(impl_);
+  std::vector<Array> results(static_cast<std::size_t>(nout_of(ufunc)));
+  call_into(ufunc, args, count, results.data());
+  return results;
 }
 
 const std::string& Ufunc::name() const { return checked(impl_).name; }
 const std::vector<Signature>& Ufunc::signatures() const { return checked(impl_).signatures; }
 int Ufunc::nin() const { return static_cast<int>(checked(impl_).signatures.front().args.size()); }
+int Ufunc::nout() const { return nout_of(checked(impl_)); }
 
 Target Ufunc::default_target() const {
   detail::UfuncImpl& ufunc = checked(impl_);

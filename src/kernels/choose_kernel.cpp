@@ -13,7 +13,9 @@ bool vector_aligned(const CallOperands& operands, int vec) {
   auto aligned = [&](int op) {
     return operands.addresses[op] % (static_cast<std::uintptr_t>(vec) * operands.element_bytes[op]) == 0;
   };
-  if (!aligned(operands.output())) return false;
+  for (int j = 0; j < operands.outputs; ++j) {
+    if (!aligned(operands.output(j))) return false;
+  }
   for (int k = 0; k < operands.inputs; ++k) {
     if (!operands.is_scalar(k) && !aligned(k)) return false;
   }

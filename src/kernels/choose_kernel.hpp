@@ -4,6 +4,7 @@
 // iteration space (launch/iteration_space), the operands' addresses, element sizes and scalar
 // mask, and what the module has (LoopTraits), and returns the kernel kind, its grid, block,
 // dynamic shared memory, shape block (hence the index width) and lane mask. In order:
+// (Every output counts as an array operand: each must be aligned for the vector kernels.)
 //   one flat run, every array operand 16-byte aligned   -> jitvec_contig_vec
 //   one flat run, misaligned                             -> jitvec_contig (one wave, grid-stride)
 //   2-D with a transposed input (tiled.hpp)              -> jitvec_tiled2d

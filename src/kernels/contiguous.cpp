@@ -16,13 +16,11 @@ constexpr const char* kContigVec = R"(extern "C" __global__ void __launch_bounds
   if (base + TILE <= n) {
 ${loads}#pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      jitvec_detail::Vec<${out_t}, VEC> r;
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) r.v[e] = ${vector_element};
-      *reinterpret_cast<jitvec_detail::Vec<${out_t}, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
-    }
+${result_vectors}#pragma unroll
+      for (int e = 0; e < VEC; ++e) ${vector_element}
+${vector_stores}    }
   } else {
-    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = ${element};
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) ${element}
   }
 }
 )";
@@ -33,10 +31,15 @@ constexpr OperandCode kVectorLoads{
     "for (int u = 0; u < UNROLL; ++u)\n"
     "  v${k}[u] = *reinterpret_cast<const jitvec_detail::Vec<${T}, VEC>*>(in${k} + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);\n"};
 
+// Each output's vector of results, and its store.
+constexpr const char* kResultVector = "jitvec_detail::Vec<${O}, VEC> r${s};\n";
+constexpr const char* kVectorStore =
+    "*reinterpret_cast<jitvec_detail::Vec<${O}, VEC>*>(out${s} + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r${s};\n";
+
 constexpr const char* kContig = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
   const long long step = static_cast<long long>(gridDim.x) * ${block};
   for (long long i = static_cast<long long>(blockIdx.x) * ${block} + threadIdx.x; i < n; i += step)
-    out[i] = ${element};
+    ${element}
 }
 )";
 
@@ -49,15 +52,17 @@ std::string contig_vec_kernel(const codegen::LoopSpec& spec, const ScalarPattern
                {"vec", std::to_string(shape.vec)},
                {"unroll", std::to_string(shape.unroll)},
                {"loads", operand_loads(spec, pattern, kVectorLoads, 4)},
-               {"out_t", codegen::c_type(spec.out_storage)},
-               {"vector_element", element_call(spec, pattern, "v${k}[u].v[e]")},
-               {"element", element_call(spec, pattern, "in${k}[i]")}});
+               {"result_vectors", each_output(spec, kResultVector, 6)},
+               {"vector_element", element_store(spec, pattern, "v${k}[u].v[e]", "r${s}.v[e]")},
+               {"vector_stores", each_output(spec, kVectorStore, 6)},
+               {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
 }
 
 }  // namespace
 
 ContigVectorShape contig_vector_shape(const codegen::LoopSpec& spec) {
-  std::size_t widest = dtype_size(spec.out_storage);
+  std::size_t widest = 1;
+  for (DType out : spec.outputs) widest = std::max(widest, dtype_size(out));
   for (DType in : spec.inputs) widest = std::max(widest, dtype_size(in));
   const int vec = static_cast<int>(16 / widest);
   const int unroll = std::max(1, 8 / vec);
@@ -72,7 +77,7 @@ std::string contiguous_kernels(const codegen::LoopSpec& spec) {
   text += fill(kContig, {{"block", std::to_string(kCudaBlock)},
                          {"name", kernel_name(KernelKind::contig)},
                          {"params", kernel_parameters(spec, ShapeBlock::count)},
-                         {"element", element_call(spec, ScalarPattern::run_time(), "in${k}[i]")}});
+                         {"element", element_store(spec, ScalarPattern::run_time(), "in${k}[i]", "out${s}[i]")}});
   return text;
 }
 

@@ -2,7 +2,8 @@
 // contiguous in the same order, or a scalar).
 //   jitvec_contig_vec  every array operand aligned for 16-byte vectors: a block moves a tile of
 //                      BLOCK * VEC * UNROLL elements, each thread UNROLL vectors of VEC
-//                      elements per operand, all loads issued before any arithmetic; the last,
+//                      elements per operand (each output one vector store per unrolled step),
+//                      all loads issued before any arithmetic; the last,
 //                      partial tile element by element. Also compiled for the fixed scalar
 //                      patterns (kernel_abi.hpp).
 //   jitvec_contig      any alignment: grid-stride, one element a step, one wave of blocks.
@@ -18,7 +19,7 @@
 namespace jitvec::kernels {
 
 /// jitvec_contig_vec's shape for a spec: elements per vector load (16 bytes of the widest
-/// operand) and vectors per thread (at least 8 elements a thread).
+/// operand, outputs included) and vectors per thread (at least 8 elements a thread).
 struct ContigVectorShape {
   int vec;
   int unroll;

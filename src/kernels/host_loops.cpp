@@ -18,7 +18,7 @@ constexpr const char* kContig = R"(${opening}  const long long block = ${block_e
     if (ahead < end) {
       const long long ahead_end = end - ahead < block ? end : ahead + block;
 ${prefetches}    }
-    for (long long i = b; i < e; ++i) out[i] = ${element};
+    for (long long i = b; i < e; ++i) ${element}
   }
 }
 )";
@@ -28,7 +28,7 @@ constexpr OperandCode kPrefetch{
     "",
     "for (long long f = ahead; f < ahead_end; f += 64 / sizeof(${T})) __builtin_prefetch(in${k} + f, 0, 1);\n"};
 
-constexpr const char* kStrided = R"(${opening}  constexpr int OPERANDS = ${operands}, OUT = OPERANDS - 1;
+constexpr const char* kStrided = R"(${opening}  constexpr int OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
   const int ndim = static_cast<int>(p.ndim);
   long long coord[${max_dims}] = {};
   long long rem = begin;
@@ -46,9 +46,9 @@ constexpr const char* kStrided = R"(${opening}  constexpr int OPERANDS = ${opera
     const long long left_in_row = p.sizes[0] - coord[0];
     const long long run = end - i < left_in_row ? end - i : left_in_row;
     if (unit) {
-      for (long long j = 0; j < run; ++j) out[off[OUT] + j] = ${unit_element};
+      for (long long j = 0; j < run; ++j) ${unit_element}
     } else {
-      for (long long j = 0; j < run; ++j) out[off[OUT] + j * p.strides[OUT][0]] = ${general_element};
+      for (long long j = 0; j < run; ++j) ${general_element}
     }
     i += run;
     coord[0] += run;
@@ -64,19 +64,22 @@ constexpr const char* kStrided = R"(${opening}  constexpr int OPERANDS = ${opera
 
 std::string host_loops(const codegen::LoopSpec& spec) {
   const ScalarPattern pattern = ScalarPattern::run_time();
-  std::size_t widest = dtype_size(spec.out_storage);
+  std::size_t widest = 1;
+  for (DType t : spec.outputs) widest = std::max(widest, dtype_size(t));
   for (DType t : spec.inputs) widest = std::max(widest, dtype_size(t));
   const std::size_t block = std::max<std::size_t>(64, kPrefetchBlockBytes / widest);
   std::string text = fill(kContig, {{"opening", host_entry_opening(spec, ShapeBlock::count, kHostFlatSymbol)},
                                     {"block_elements", std::to_string(block)},
                                     {"prefetches", operand_loads(spec, pattern, kPrefetch, 6)},
-                                    {"element", element_call(spec, pattern, "in${k}[i]")}});
+                                    {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
   text += fill(kStrided,
                {{"opening", host_entry_opening(spec, ShapeBlock::strided64, kHostStridedSymbol)},
                 {"operands", std::to_string(spec.operand_count())},
+                {"nout", std::to_string(spec.nout())},
                 {"max_dims", std::to_string(launch::kMaxDims)},
-                {"unit_element", element_call(spec, pattern, "in${k}[off[${k}] + j]")},
-                {"general_element", element_call(spec, pattern, "in${k}[off[${k}] + j * p.strides[${k}][0]]")}});
+                {"unit_element", element_store(spec, pattern, "in${k}[off[${k}] + j]", "out${s}[off[${op}] + j]")},
+                {"general_element", element_store(spec, pattern, "in${k}[off[${k}] + j * p.strides[${k}][0]]",
+                                                  "out${s}[off[${op}] + j * p.strides[${op}][0]]")}});
   return text;
 }
 

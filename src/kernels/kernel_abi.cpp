@@ -68,8 +68,11 @@ ArgLayout arg_layout(const codegen::LoopSpec& spec) {
     offset += size;
   }
   offset = align_up(offset, sizeof(void*));
-  layout.out_offset = static_cast<std::uint16_t>(offset);
-  offset += sizeof(void*);
+  layout.outputs = spec.nout();
+  for (int j = 0; j < layout.outputs; ++j) {
+    layout.out_offset[j] = static_cast<std::uint16_t>(offset);
+    offset += sizeof(void*);
+  }
   layout.scalar_mask_offset = static_cast<std::uint16_t>(offset);
   layout.lane_mask_offset = static_cast<std::uint16_t>(offset + 4);
   layout.shape_offset = static_cast<std::uint16_t>(align_up(offset + 8, 8));
@@ -79,8 +82,12 @@ ArgLayout arg_layout(const codegen::LoopSpec& spec) {
 std::size_t ArgLayout::size(ShapeBlock shape) const {
   const std::size_t block = shape == ShapeBlock::count
                                 ? sizeof(long long)
-                                : launch::strided_params_size(width_of(shape), inputs + 1);
+                                : launch::strided_params_size(width_of(shape), inputs + outputs);
   return shape_offset + block;
+}
+
+std::string output_suffix(const codegen::LoopSpec& spec, int j) {
+  return spec.nout() == 1 ? std::string() : std::to_string(j);
 }
 
 std::string kernel_parameters(const codegen::LoopSpec& spec, ShapeBlock shape) {
@@ -89,8 +96,10 @@ std::string kernel_parameters(const codegen::LoopSpec& spec, ShapeBlock shape) {
     params += fmt::format("const {}* __restrict__ in{}, const {} s{}, ",
                           codegen::c_type(spec.inputs[k]), k, codegen::c_type(spec.loop.args[k]), k);
   }
-  params += fmt::format("{}* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const {}",
-                        codegen::c_type(spec.out_storage), shape_field(shape));
+  for (int j = 0; j < spec.nout(); ++j) {
+    params += fmt::format("{}* __restrict__ out{}, ", codegen::c_type(spec.outputs[j]), output_suffix(spec, j));
+  }
+  params += fmt::format("const unsigned scalar_mask, const unsigned lane_mask, const {}", shape_field(shape));
   return params;
 }
 
@@ -104,11 +113,13 @@ std::string host_entry_opening(const codegen::LoopSpec& spec, ShapeBlock shape, 
     text += fmt::format("  const {0}* __restrict__ in{2} = args.in{2};\n  const {1} s{2} = args.s{2};\n",
                         codegen::c_type(spec.inputs[k]), codegen::c_type(spec.loop.args[k]), k);
   }
-  text += fmt::format(
-      "  {}* __restrict__ out = args.out;\n"
+  for (int j = 0; j < spec.nout(); ++j) {
+    text += fmt::format("  {0}* __restrict__ out{1} = args.out{1};\n", codegen::c_type(spec.outputs[j]),
+                        output_suffix(spec, j));
+  }
+  text +=
       "  const unsigned scalar_mask = args.scalar_mask;\n"
-      "  const unsigned lane_mask = args.lane_mask;\n",
-      codegen::c_type(spec.out_storage));
+      "  const unsigned lane_mask = args.lane_mask;\n";
   text += shape == ShapeBlock::count ? "  const long long n = args.n;\n"
                                      : fmt::format("  const jitvec_{}_params& p = args.p;\n", shape_suffix(shape));
   text += "  (void)scalar_mask; (void)lane_mask; (void)begin; (void)end;\n";
@@ -129,8 +140,10 @@ std::string argument_structs(const codegen::LoopSpec& spec) {
     fields += fmt::format("  const {}* in{};\n  {} s{};\n", codegen::c_type(spec.inputs[k]), k,
                           codegen::c_type(spec.loop.args[k]), k);
   }
-  fields += fmt::format("  {}* out;\n  unsigned scalar_mask;\n  unsigned lane_mask;\n",
-                        codegen::c_type(spec.out_storage));
+  for (int j = 0; j < spec.nout(); ++j) {
+    fields += fmt::format("  {}* out{};\n", codegen::c_type(spec.outputs[j]), output_suffix(spec, j));
+  }
+  fields += "  unsigned scalar_mask;\n  unsigned lane_mask;\n";
   auto check = [](const char* type, const std::string& field, std::size_t offset) {
     return fmt::format("static_assert(__builtin_offsetof({}, {}) == {}, \"jitvec: argument layout\");\n",
                        type, field, offset);
@@ -143,7 +156,9 @@ std::string argument_structs(const codegen::LoopSpec& spec) {
         text += check(type.c_str(), fmt::format("in{}", k), layout.pointer_offset[k]);
         text += check(type.c_str(), fmt::format("s{}", k), layout.scalar_offset[k]);
       }
-      text += check(type.c_str(), "out", layout.out_offset);
+      for (int j = 0; j < spec.nout(); ++j) {
+        text += check(type.c_str(), "out" + output_suffix(spec, j), layout.out_offset[j]);
+      }
       text += check(type.c_str(), "scalar_mask", layout.scalar_mask_offset);
       text += check(type.c_str(), "lane_mask", layout.lane_mask_offset);
     }
@@ -155,7 +170,7 @@ std::string argument_structs(const codegen::LoopSpec& spec) {
 }
 
 void KernelArgs::pack(const ArgLayout& layout, const void* const* inputs, const void* scalars,
-                      void* out, std::uint32_t scalar_mask, std::uint32_t lane_mask) {
+                      void* const* outs, std::uint32_t scalar_mask, std::uint32_t lane_mask) {
   const auto* scalar_bytes = static_cast<const unsigned char*>(scalars);
   for (int k = 0; k < layout.inputs; ++k) {
     std::memcpy(image_ + layout.pointer_offset[k], &inputs[k], sizeof(void*));
@@ -166,14 +181,16 @@ void KernelArgs::pack(const ArgLayout& layout, const void* const* inputs, const 
     params_[2 * k] = image_ + layout.pointer_offset[k];
     params_[2 * k + 1] = image_ + layout.scalar_offset[k];
   }
-  std::memcpy(image_ + layout.out_offset, &out, sizeof(void*));
+  void** next = params_ + 2 * layout.inputs;
+  for (int j = 0; j < layout.outputs; ++j) {
+    std::memcpy(image_ + layout.out_offset[j], &outs[j], sizeof(void*));
+    *next++ = image_ + layout.out_offset[j];
+  }
   std::memcpy(image_ + layout.scalar_mask_offset, &scalar_mask, 4);
   std::memcpy(image_ + layout.lane_mask_offset, &lane_mask, 4);
-  const int n = layout.inputs;
-  params_[2 * n] = image_ + layout.out_offset;
-  params_[2 * n + 1] = image_ + layout.scalar_mask_offset;
-  params_[2 * n + 2] = image_ + layout.lane_mask_offset;
-  params_[2 * n + 3] = image_ + layout.shape_offset;
+  next[0] = image_ + layout.scalar_mask_offset;
+  next[1] = image_ + layout.lane_mask_offset;
+  next[2] = image_ + layout.shape_offset;
 }
 
 void KernelArgs::set_lane_mask(const ArgLayout& layout, std::uint32_t lane_mask) {

@@ -5,7 +5,8 @@
 //   for each input k:   const S_k* in<k>;   L_k s<k>;   the array (S_k: its storage type), and
 //                                                        the scalar (L_k: the loop's type); bit
 //                                                        k of scalar_mask says which is used
-//   O* out;             the output (O: its storage type)
+//   O_j* out<j>;        each output j (O_j: its storage type); named `out` when the loop has
+//                       one output (out0, out1, ... with several)
 //   unsigned scalar_mask, lane_mask;                     lane_mask: a kernel's own per-input
 //                                                        bits (tiled inputs, broadcast columns)
 //   the shape block:    long long n                      flat kernels (ShapeBlock::count)
@@ -94,17 +95,19 @@ using HostEntry = void (*)(const void* args, long long begin, long long end);
 /// Where each argument lies in the argument image of a LoopSpec.
 struct ArgLayout {
   int inputs = 0;
+  int outputs = 1;
   std::array<std::uint16_t, launch::kMaxOperands> pointer_offset{};
   std::array<std::uint16_t, launch::kMaxOperands> scalar_offset{};
   std::array<std::uint8_t, launch::kMaxOperands> scalar_size{};
-  std::uint16_t out_offset = 0;
+  /// Output j's pointer.
+  std::array<std::uint16_t, launch::kMaxOperands> out_offset{};
   std::uint16_t scalar_mask_offset = 0;
   std::uint16_t lane_mask_offset = 0;
   /// Offset of the shape block (8-byte aligned for every kind).
   std::uint16_t shape_offset = 0;
 
-  /// Parameters of a kernel: two per input, out, the two masks, the shape block.
-  int parameter_count() const { return 2 * inputs + 4; }
+  /// Parameters of a kernel: two per input, one per output, the two masks, the shape block.
+  int parameter_count() const { return 2 * inputs + outputs + 3; }
   /// Bytes of the argument image with `shape`'s block.
   std::size_t size(ShapeBlock shape) const;
 };
@@ -113,6 +116,10 @@ ArgLayout arg_layout(const codegen::LoopSpec& spec);
 /// Largest argument image: kMaxOperands - 1 inputs with 16-byte scalars (complex128, aligned
 /// to 8) and the 64-bit block, plus 16 bytes that the last scalar's fixed-size copy may write.
 inline constexpr std::size_t kMaxArgBytes = 24 * launch::kMaxOperands + 32 + launch::kMaxStridedParamsBytes;
+
+/// Output j's suffix in the generated code: "" for a loop of one output (`out`, `r`), else j
+/// (`out0`, `out1`, ...), so a one-output module reads as it always did.
+std::string output_suffix(const codegen::LoopSpec& spec, int j);
 
 /// The parameter list of a GPU kernel taking `shape`: "const float* __restrict__ in0, ...".
 std::string kernel_parameters(const codegen::LoopSpec& spec, ShapeBlock shape);
@@ -131,14 +138,16 @@ std::string argument_structs(const codegen::LoopSpec& spec);
 struct CallOperands {
   int inputs = 0;
   std::uint32_t scalar_mask = 0;
-  /// Inputs' data addresses (0 for scalars), then the output's; entries past the output are
+  int outputs = 1;
+  /// Inputs' data addresses (0 for scalars), then the outputs'; entries past the outputs are
   /// not set (the choice is on the path of every call: nothing is filled that is not read).
   std::array<std::uintptr_t, launch::kMaxOperands + 1> addresses;
-  /// Bytes per element as stored: inputs, then the output.
+  /// Bytes per element as stored: inputs, then the outputs.
   std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes;
 
   bool is_scalar(int k) const { return (scalar_mask >> k) & 1u; }
-  int output() const { return inputs; }
+  /// Operand index of output j.
+  int output(int j = 0) const { return inputs + j; }
 };
 
 /// A grid, a block and dynamic shared memory: how one kernel is launched.
@@ -158,9 +167,10 @@ inline unsigned blocks_for(std::int64_t n, std::int64_t per_block) {
 class KernelArgs {
  public:
   /// `inputs[k]`: input k's data (null for a scalar); `scalars`: 16 bytes per input holding its
-  /// scalar value in the loop's type (read for every input; zero for arrays).
-  void pack(const ArgLayout& layout, const void* const* inputs, const void* scalars, void* out,
-            std::uint32_t scalar_mask, std::uint32_t lane_mask);
+  /// scalar value in the loop's type (read for every input; zero for arrays); `outs[j]`:
+  /// output j's data.
+  void pack(const ArgLayout& layout, const void* const* inputs, const void* scalars,
+            void* const* outs, std::uint32_t scalar_mask, std::uint32_t lane_mask);
   void set_lane_mask(const ArgLayout& layout, std::uint32_t lane_mask);
   /// The shape block: the element count (flat kernels) or the iteration space's block.
   void set_count(const ArgLayout& layout, long long n);

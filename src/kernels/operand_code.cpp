@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/source_parts.hpp"
+#include "kernels/kernel_abi.hpp"
 
 namespace jitvec::kernels {
 
@@ -52,9 +53,12 @@ std::string operand_loads(const codegen::LoopSpec& spec, const ScalarPattern& pa
   return out;
 }
 
-std::string element_call(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
-                         const std::function<std::string(int)>& array_value) {
-  std::string call = "jitvec_apply(";
+namespace {
+
+// jitvec_apply's input arguments, "a, b, c".
+std::string apply_arguments(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
+                            const std::function<std::string(int)>& array_value) {
+  std::string call;
   for (int k = 0; k < static_cast<int>(spec.inputs.size()); ++k) {
     if (k) call += ", ";
     const std::string scalar = "s" + std::to_string(k);
@@ -70,9 +74,59 @@ std::string element_call(const codegen::LoopSpec& spec, const ScalarPattern& pat
                           : "((scalar_mask >> " + std::to_string(k) + ") & 1u ? " + scalar +
                                 " : " + value + ")";
   }
-  call += ")";
-  if (spec.out_storage == spec.loop.result) return call;
-  return "static_cast<" + codegen::c_type(spec.out_storage) + ">(" + call + ")";
+  return call;
+}
+
+// `value` (of the loop's result type j) converted to output j's storage type.
+std::string stored(const codegen::LoopSpec& spec, int j, const std::string& value) {
+  if (spec.outputs[j] == spec.loop.results[j]) return value;
+  return "static_cast<" + codegen::c_type(spec.outputs[j]) + ">(" + value + ")";
+}
+
+}  // namespace
+
+std::string element_call(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
+                         const std::function<std::string(int)>& array_value) {
+  return stored(spec, 0, "jitvec_apply(" + apply_arguments(spec, pattern, array_value) + ")");
+}
+
+std::string output_text(std::string_view text, const codegen::LoopSpec& spec, int j) {
+  Slots slots;
+  if (text.find("${j}") != std::string_view::npos) slots.set("j", j);
+  if (text.find("${s}") != std::string_view::npos) slots.set("s", output_suffix(spec, j));
+  if (text.find("${O}") != std::string_view::npos) slots.set("O", codegen::c_type(spec.outputs[j]));
+  if (text.find("${op}") != std::string_view::npos) {
+    slots.set("op", j == 0 ? std::string("OUT") : "OUT + " + std::to_string(j));
+  }
+  return fill(text, slots);
+}
+
+std::string each_output(const codegen::LoopSpec& spec, std::string_view text, int indent) {
+  std::string out;
+  for (int j = 0; j < spec.nout(); ++j) out += indented(output_text(text, spec, j), indent);
+  return out;
+}
+
+std::string element_store(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
+                          const std::function<std::string(int)>& array_value,
+                          std::string_view target) {
+  if (spec.nout() == 1) {
+    return output_text(target, spec, 0) + " = " + element_call(spec, pattern, array_value) + ";";
+  }
+  std::string declare, call = "jitvec_apply(" + apply_arguments(spec, pattern, array_value);
+  std::string stores;
+  for (int j = 0; j < spec.nout(); ++j) {
+    const std::string result = "res" + std::to_string(j);
+    declare += codegen::c_type(spec.loop.results[j]) + " " + result + "; ";
+    call += ", " + result;
+    stores += " " + output_text(target, spec, j) + " = " + stored(spec, j, result) + ";";
+  }
+  return "{ " + declare + call + ");" + stores + " }";
+}
+
+std::string element_store(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
+                          std::string_view array_value, std::string_view target) {
+  return element_store(spec, pattern, [&](int k) { return input_text(array_value, spec, k); }, target);
 }
 
 std::string element_call(const codegen::LoopSpec& spec, const ScalarPattern& pattern,

@@ -10,7 +10,17 @@
 //     fixed pattern makes scalars);
 //   - element_call(): the expression of one output element, jitvec_apply() over the inputs
 //     (s<k> for a scalar, the loaded value converted to the loop type for an array), converted
-//     to the output's storage type.
+//     to the output's storage type (loops of one output);
+//   - element_store(): the statement that computes one element and stores it into every
+//     output, from a per-output target text with the slots of output_text(): for one output
+//     `<target> = <element_call>;`, for several one block that declares each result in the
+//     loop's type, calls jitvec_apply(inputs..., res0, res1, ...) once and stores each result
+//     converted to its output's storage type, so every output is written in the same pass;
+//   - output_text() / each_output(): per-output code (declarations, pointers, stores) with the
+//     slots ${j} (the output's index), ${s} (its suffix in names: "" for one output, else j;
+//     kernel_abi.hpp), ${O} (its storage type) and ${op} (its operand index in the strided
+//     block: `OUT` for the first, `OUT + j` after it, where the kernel defines OUT as the first
+//     output's operand).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +66,20 @@ std::string element_call(const codegen::LoopSpec& spec, const ScalarPattern& pat
 /// The same with input k's array element given as text with the slots of input_text().
 std::string element_call(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
                          std::string_view array_value);
+
+/// The slots ${j}, ${s}, ${O} and ${op} of output j of `spec` filled into `text`.
+std::string output_text(std::string_view text, const codegen::LoopSpec& spec, int j);
+/// output_text() of every output, each indented by `indent` spaces.
+std::string each_output(const codegen::LoopSpec& spec, std::string_view text, int indent);
+
+/// One element computed and stored into every output; `target` is the output's element as text
+/// with the slots of output_text() (for example "out${s}[i]").
+std::string element_store(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
+                          const std::function<std::string(int)>& array_value,
+                          std::string_view target);
+/// The same with input k's array element given as text with the slots of input_text().
+std::string element_store(const codegen::LoopSpec& spec, const ScalarPattern& pattern,
+                          std::string_view array_value, std::string_view target);
 
 /// `text` with every non-empty line indented by `spaces` more.
 std::string indented(std::string_view text, int spaces);

@@ -47,13 +47,12 @@ ${locate_next}    } else {
 )";
 
 constexpr const char* kRows = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
-  constexpr int BLOCK = ${block}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - 1;
+  constexpr int BLOCK = ${block}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
 ${row_range}  const long long c0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   for (; row < row_end; ++row) {
-${loads}    ${out_t}* row_out = out + base[OUT];
-#pragma unroll
+${loads}${row_outputs}#pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      if (c0 + u * BLOCK < cols) row_out[(c0 + u * BLOCK) * p.strides[OUT][0]] = ${element};
+      if (c0 + u * BLOCK < cols) ${element}
 ${next_row}  }
 }
 )";
@@ -66,22 +65,19 @@ constexpr OperandCode kRowLoads{
     "  if (c0 + u * BLOCK < cols) v${k}[u] = row${k}[(c0 + u * BLOCK) * p.strides[${k}][0]];\n"};
 
 constexpr const char* kRowsVec = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
-  constexpr int BLOCK = ${block}, VEC = ${vec}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - 1;
+  constexpr int BLOCK = ${block}, VEC = ${vec}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
   const unsigned column_mask = lane_mask;
 ${row_range}  const long long vectors = cols / VEC;
   const long long q0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   for (; row < row_end; ++row) {
-${loads}    ${out_t}* row_out = out + base[OUT];
-#pragma unroll
+${loads}${row_outputs}#pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       if (q0 + u * BLOCK >= vectors) break;
-      jitvec_detail::Vec<${out_t}, VEC> result;
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) result.v[e] = ${vector_element};
-      *reinterpret_cast<jitvec_detail::Vec<${out_t}, VEC>*>(row_out + (q0 + u * BLOCK) * VEC) = result;
-    }
+${result_vectors}#pragma unroll
+      for (int e = 0; e < VEC; ++e) ${vector_element}
+${vector_stores}    }
     const long long c = vectors * VEC + threadIdx.x;
-    if (blockIdx.x == 0 && c < cols) row_out[c] = ${tail_element};
+    if (blockIdx.x == 0 && c < cols) ${tail_element}
 ${next_row}  }
 }
 )";
@@ -102,12 +98,19 @@ constexpr OperandCode kRowVectorLoads{
     "    if (q0 + u * BLOCK < vectors) v${k}[u] = *reinterpret_cast<const jitvec_detail::Vec<${T}, VEC>*>(row${k} + (q0 + u * BLOCK) * VEC);\n"
     "}\n"};
 
+// Each output's pointer to this row; for rows_vec each output's vector of results and its store.
+constexpr const char* kRowOutput = "${O}* row_out${s} = out${s} + base[${op}];\n";
+constexpr const char* kResultVector = "jitvec_detail::Vec<${O}, VEC> result${s};\n";
+constexpr const char* kVectorStore =
+    "*reinterpret_cast<jitvec_detail::Vec<${O}, VEC>*>(row_out${s} + (q0 + u * BLOCK) * VEC) = result${s};\n";
+
 Slots row_walk_slots(const codegen::LoopSpec& spec) {
   const std::string locate_next = indented(fill(kLocateRow, {{"row", "row + 1"}}), 6);
   return {{"block", std::to_string(kCudaBlock)},
           {"params", kernel_parameters(spec, ShapeBlock::strided64)},
           {"operands", std::to_string(spec.operand_count())},
-          {"out_t", codegen::c_type(spec.out_storage)},
+          {"nout", std::to_string(spec.nout())},
+          {"row_outputs", each_output(spec, kRowOutput, 4)},
           {"row_range", fill(kRowRange, {{"locate_first", indented(fill(kLocateRow, {{"row", "row"}}), 2)}})},
           {"next_row", fill(kNextRow, {{"locate_next", locate_next}})}};
 }
@@ -121,14 +124,16 @@ std::string rows_kernels(const codegen::LoopSpec& spec) {
   rows.set("name", kernel_name(KernelKind::rows))
       .set("unroll", kRowsUnroll)
       .set("loads", operand_loads(spec, pattern, kRowLoads, 4))
-      .set("element", element_call(spec, pattern, "v${k}[u]"));
+      .set("element", element_store(spec, pattern, "v${k}[u]", "row_out${s}[(c0 + u * BLOCK) * p.strides[${op}][0]]"));
   Slots vec = row_walk_slots(spec);
   vec.set("name", kernel_name(KernelKind::rows_vec))
       .set("vec", shape.vec)
       .set("unroll", shape.unroll)
       .set("loads", operand_loads(spec, pattern, kRowVectorLoads, 4))
-      .set("vector_element", element_call(spec, pattern, "v${k}[u].v[e]"))
-      .set("tail_element", element_call(spec, pattern, "row${k}[((column_mask >> ${k}) & 1u) ? 0 : c]"));
+      .set("result_vectors", each_output(spec, kResultVector, 6))
+      .set("vector_element", element_store(spec, pattern, "v${k}[u].v[e]", "result${s}.v[e]"))
+      .set("vector_stores", each_output(spec, kVectorStore, 6))
+      .set("tail_element", element_store(spec, pattern, "row${k}[((column_mask >> ${k}) & 1u) ? 0 : c]", "row_out${s}[c]"));
   return fill(kRows, rows) + fill(kRowsVec, vec);
 }
 
@@ -148,7 +153,9 @@ bool rows_vectorizable(const launch::IterationSpace& space, const CallOperands& 
     const std::size_t vector_bytes = static_cast<std::size_t>(vec) * operands.element_bytes[op];
     return operands.addresses[op] % vector_bytes == 0;
   };
-  if (!runs_along_row(operands.output())) return false;
+  for (int j = 0; j < operands.outputs; ++j) {
+    if (!runs_along_row(operands.output(j))) return false;
+  }
   for (int k = 0; k < operands.inputs; ++k) {
     if (operands.is_scalar(k)) continue;
     if (space.strides[k][inner] == 0) {

@@ -7,9 +7,10 @@
 namespace jitvec::kernels {
 namespace {
 
-// Operand k of the block is input k, the output is the last; a scalar's strides are all 0.
+// Operand k of the block is input k, the outputs are the last (from OUT on); a scalar's
+// strides are all 0.
 constexpr const char* kStrided = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
-  constexpr int BLOCK = ${block}, UNROLL = ${unroll}, OPERANDS = ${operands};
+  constexpr int BLOCK = ${block}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
   const ${index} base = static_cast<${index}>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   ${offset} off[OPERANDS][UNROLL];
 #pragma unroll
@@ -30,7 +31,7 @@ constexpr const char* kStrided = R"(extern "C" __global__ void __launch_bounds__
   }
 ${loads}#pragma unroll
   for (int u = 0; u < UNROLL; ++u)
-    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = ${element};
+    if (base + u * BLOCK < p.numel) ${element}
 }
 )";
 
@@ -49,12 +50,13 @@ std::string strided_kernel(const codegen::LoopSpec& spec, KernelKind kind) {
                {"params", kernel_parameters(spec, traits(kind).shape)},
                {"unroll", std::to_string(narrow ? kStridedUnroll : 1)},
                {"operands", std::to_string(spec.operand_count())},
+               {"nout", std::to_string(spec.nout())},
                {"index", narrow ? "unsigned" : "long long"},
                {"offset", narrow ? "int" : "long long"},
                {"max_dims", std::to_string(launch::kMaxDims)},
                {"quotient", narrow ? "(__umulhi(rem, p.magic[d]) + rem) >> p.shift[d]" : "rem / p.sizes[d]"},
                {"loads", operand_loads(spec, pattern, kStridedLoads, 2)},
-               {"element", element_call(spec, pattern, "v${k}[u]")}});
+               {"element", element_store(spec, pattern, "v${k}[u]", "out${s}[off[${op}][u]]")}});
 }
 
 }  // namespace

@@ -20,15 +20,13 @@ ${tiled_mask}  const long long cols = p.sizes[0], rows = p.sizes[1];
   unsigned slot = 0;
 ${tile_loads}  __syncthreads();
   const long long r = r0 + ty, c = c0 + tx;
-${direct_pointers}  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
-  const long long out_step = 4 * p.strides[OUT][1];
-  if (interior) {
+${direct_pointers}${destinations}  if (interior) {
 #pragma unroll
-    for (int j = 0; j < 16; ++j) dst[j * out_step] = ${element};
+    for (int j = 0; j < 16; ++j) ${element}
   } else {
 #pragma unroll 1
     for (int j = 0; j < 16; ++j)
-      if (r + 4 * j < rows && c < cols) dst[j * out_step] = ${element};
+      if (r + 4 * j < rows && c < cols) ${element}
   }
 }
 )";
@@ -56,6 +54,11 @@ constexpr const char* kDirectPointer =
     "const ${T}* direct${k} = in${k} + r * p.strides[${k}][1] + c * p.strides[${k}][0];\n"
     "const long long direct_step${k} = 4 * p.strides[${k}][1];\n";
 
+// Each output's first element of this thread and its step between the thread's rows.
+constexpr const char* kDestination =
+    "auto* dst${s} = out${s} + r * p.strides[${op}][1] + c * p.strides[${op}][0];\n"
+    "const long long out_step${s} = 4 * p.strides[${op}][1];\n";
+
 // How input k is read by one tiled kernel.
 enum class TileUse { never, per_call, always };
 
@@ -81,18 +84,19 @@ std::string tiled_kernel(const codegen::LoopSpec& spec, const ScalarPattern& pat
     tile_loads += indented(load, 4) + indented("}\n", 2);
     direct_pointers += indented(input_text(kDirectPointer, spec, k), 2);
   }
-  const std::string element = element_call(spec, pattern, [&](int k) {
+  const std::string element = element_store(spec, pattern, [&](int k) {
     const Slots slots{{"k", std::to_string(k)}};
     if (use(k) == TileUse::always) return fill("tile${k}[tx][ty + 4 * j]", slots);
     return fill("(((tiled_mask >> ${k}) & 1u) ? tile${k}[tx][ty + 4 * j] : direct${k}[j * direct_step${k}])", slots);
-  });
+  }, "dst${s}[j * out_step${s}]");
   return fill(kTiled, {{"block", std::to_string(kCudaBlock)},
                        {"name", kernel_name(KernelKind::tiled2d, pattern.fixed)},
                        {"params", kernel_parameters(spec, ShapeBlock::strided64)},
-                       {"out_operand", std::to_string(spec.operand_count() - 1)},
+                       {"out_operand", std::to_string(spec.nin())},
                        {"tiled_mask", arrays == 1 && pattern.fixed ? "" : "  const unsigned tiled_mask = lane_mask;\n"},
                        {"tile_loads", tile_loads},
                        {"direct_pointers", direct_pointers},
+                       {"destinations", each_output(spec, kDestination, 2)},
                        {"element", element}});
 }
 

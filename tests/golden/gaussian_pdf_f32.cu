@@ -472,7 +472,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_contig(const float* __r
     out[i] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]), ((scalar_mask >> 2) & 1u ? s2 : in2[i]));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
-  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 4;
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 4, OUT = OPERANDS - 1;
   const unsigned base = static_cast<unsigned>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   int off[OPERANDS][UNROLL];
 #pragma unroll
@@ -511,10 +511,10 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const float* 
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
-    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), ((scalar_mask >> 2) & 1u ? s2 : v2[u]));
+    if (base + u * BLOCK < p.numel) out[off[OUT][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), ((scalar_mask >> 2) & 1u ? s2 : v2[u]));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
-  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 4;
+  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 4, OUT = OPERANDS - 1;
   const long long base = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   long long off[OPERANDS][UNROLL];
 #pragma unroll
@@ -553,7 +553,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const float* 
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
-    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), ((scalar_mask >> 2) & 1u ? s2 : v2[u]));
+    if (base + u * BLOCK < p.numel) out[off[OUT][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), ((scalar_mask >> 2) & 1u ? s2 : v2[u]));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_rows(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 4, OUT = OPERANDS - 1;

@@ -429,7 +429,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_contig(const short* __r
     out[i] = static_cast<float>(jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : static_cast<double>(in0[i]))));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const short* __restrict__ in0, const double s0, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
-  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 2;
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 2, OUT = OPERANDS - 1;
   const unsigned base = static_cast<unsigned>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   int off[OPERANDS][UNROLL];
 #pragma unroll
@@ -456,10 +456,10 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const short* 
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
-    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = static_cast<float>(jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : static_cast<double>(v0[u]))));
+    if (base + u * BLOCK < p.numel) out[off[OUT][u]] = static_cast<float>(jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : static_cast<double>(v0[u]))));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const short* __restrict__ in0, const double s0, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
-  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 2;
+  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 2, OUT = OPERANDS - 1;
   const long long base = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   long long off[OPERANDS][UNROLL];
 #pragma unroll
@@ -486,7 +486,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const short* 
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
-    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = static_cast<float>(jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : static_cast<double>(v0[u]))));
+    if (base + u * BLOCK < p.numel) out[off[OUT][u]] = static_cast<float>(jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : static_cast<double>(v0[u]))));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_rows(const short* __restrict__ in0, const double s0, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 2, OUT = OPERANDS - 1;

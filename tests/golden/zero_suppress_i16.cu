@@ -461,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_contig(const short* __r
     out[i] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
-  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 3;
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 3, OUT = OPERANDS - 1;
   const unsigned base = static_cast<unsigned>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   int off[OPERANDS][UNROLL];
 #pragma unroll
@@ -494,10 +494,10 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const short* 
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
-    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
+    if (base + u * BLOCK < p.numel) out[off[OUT][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
-  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 3;
+  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 3, OUT = OPERANDS - 1;
   const long long base = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
   long long off[OPERANDS][UNROLL];
 #pragma unroll
@@ -530,7 +530,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const short* 
   }
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
-    if (base + u * BLOCK < p.numel) out[off[OPERANDS - 1][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
+    if (base + u * BLOCK < p.numel) out[off[OUT][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_rows(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 3, OUT = OPERANDS - 1;

@@ -211,3 +211,23 @@ TEST_CASE("the flat choice for the host pipeline's chunks", "[kernels][choice]")
   CHECK(c.geometry.grid_x == 1);
   CHECK(describe(c) == "jitvec_contig_vec grid 1x1x1 block 256 shared 0 lanes 0x0");
 }
+
+TEST_CASE("several outputs: every output must be aligned for the vector kernels", "[kernels][choice][multi_output]") {
+  // (float32, float64)(float32): the float64 output is the widest operand, so 2 elements a vector.
+  const LoopTraits loop = LoopTraits::of(codegen::LoopSpec::exact(Signature::parse("(float32, float64)(float32)")));
+  REQUIRE(loop.vector.vec == 2);
+  CallOperands ops;
+  ops.inputs = 1;
+  ops.outputs = 2;
+  ops.addresses = {kAligned, kAligned + 0x100000, kAligned + 0x200000};
+  ops.element_bytes = {4, 4, 8};
+  const auto flat = plan_iteration(Shape{1 << 20}, {Strides{1}, Strides{1}, Strides{1}});
+  CHECK(choose_kernel(flat, ops, loop).kind == KernelKind::contig_vec);
+  ops.addresses[2] += 8;  // the second output one float64 off its 16-byte boundary
+  CHECK(choose_kernel(flat, ops, loop).kind == KernelKind::contig);
+  // Rows: the vector row kernel also needs every output's rows on vector boundaries.
+  const auto rows = plan_iteration(Shape{64, 4096}, {Strides{4096, 1}, Strides{4096, 1}, Strides{8192, 1}});
+  CHECK(choose_kernel(rows, ops, loop).kind == KernelKind::rows);
+  ops.addresses[2] -= 8;
+  CHECK(choose_kernel(rows, ops, loop).kind == KernelKind::rows_vec);
+}

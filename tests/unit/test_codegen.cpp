@@ -67,11 +67,11 @@ std::vector<LoopSpec> specs_to_compile() {
   // Mixed storage: arrays of other dtypes converted in the kernel, output cast on store.
   LoopSpec mixed = LoopSpec::exact(Signature::parse("float64(float64)"));
   mixed.inputs = {DType::int16};
-  mixed.out_storage = DType::float32;
+  mixed.outputs = {DType::float32};
   specs.push_back(mixed);
   LoopSpec bools = LoopSpec::exact(Signature::parse("int32(int32)"));
   bools.inputs = {DType::bool_};
-  bools.out_storage = DType::uint8;
+  bools.outputs = {DType::uint8};
   specs.push_back(bools);
   return specs;
 }
@@ -88,7 +88,7 @@ TEST_CASE("every generated GPU kernel compiles with NVRTC", "[codegen][nvrtc]") 
     CHECK(b.ptx.find(".entry jitvec_tiled2d") != std::string::npos);
   }
   LoopSpec three = LoopSpec::exact(Signature::parse("float64(int8, float32, uint64)"));
-  three.out_storage = DType::int64;
+  three.outputs = {DType::int64};
   CHECK_NOTHROW(compile::compile_cuda(generate_cuda_source(kThree, {}, three), "three", "sm_80"));
 }
 

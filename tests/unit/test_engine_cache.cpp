@@ -56,7 +56,7 @@ TEST_CASE("every field of a loop changes its cache key", "[engine][cache]") {
   CHECK(engine::cuda_loop_key(def, "sm_90", "source2").hex() != base);  // source
   CHECK(engine::host_loop_key(def, "source").hex() != base);            // target, compiler
   engine::LoopDefinition other = def;
-  other.spec.out_storage = DType::float64;
+  other.spec.outputs = {DType::float64};
   CHECK(engine::cuda_loop_key(other, "sm_90", "source").hex() != base);  // loop
 }
 

@@ -20,11 +20,12 @@ struct GoldenLoop {
   codegen::UfuncSource ufunc;
   const char* signature;
   std::vector<DType> inputs;  // storage dtypes; empty: the signature's
-  std::optional<DType> out;
+  std::vector<DType> outputs;  // storage dtypes; empty: the signature's
 };
 
 // The seed's gaussian_pdf (three inputs, float32), zero_suppress (int16: 8 elements a vector),
-// and a mixed-storage loop (int16 array into a float64 loop, stored as float32).
+// a mixed-storage loop (int16 array into a float64 loop, stored as float32), and a loop of two
+// outputs (polar_to_cartesian, the second output stored as float64).
 const std::vector<GoldenLoop>& golden_loops() {
   static const std::vector<GoldenLoop> loops = {
       {"gaussian_pdf_f32",
@@ -33,16 +34,22 @@ const std::vector<GoldenLoop>& golden_loops() {
         "  const T z = (x - mean) / sigma;\n"
         "  return exp(T(-0.5) * z * z) / (sigma * T(2.5066282746310002));\n}",
         "gaussian_pdf.toml", 12},
-       "float32(float32, float32, float32)", {}, std::nullopt},
+       "float32(float32, float32, float32)", {}, {}},
       {"zero_suppress_i16",
        {"zero_suppress",
         "template <typename T> __device__ T zero_suppress(T x, T threshold) {\n"
         "  return (x > threshold || x < -threshold) ? x : T(0);\n}",
         "", 1},
-       "int16(int16, int16)", {}, std::nullopt},
+       "int16(int16, int16)", {}, {}},
       {"scale_mixed",
        {"scale", "__device__ double scale(double x) { return 0.5 * x; }", "", 1},
-       "float64(float64)", {DType::int16}, DType::float32},
+       "float64(float64)", {DType::int16}, {DType::float32}},
+      {"polar_to_cartesian_2out",
+       {"polar_to_cartesian",
+        "__device__ void polar_to_cartesian(float r, float theta, float& x, float& y) {\n"
+        "  x = r * cosf(theta);\n  y = r * sinf(theta);\n}",
+        "", 1},
+       "(float32, float32)(float32, float32)", {}, {DType::float32, DType::float64}},
   };
   return loops;
 }
@@ -50,7 +57,7 @@ const std::vector<GoldenLoop>& golden_loops() {
 codegen::LoopSpec spec_of(const GoldenLoop& g) {
   codegen::LoopSpec spec = codegen::LoopSpec::exact(Signature::parse(g.signature));
   if (!g.inputs.empty()) spec.inputs = g.inputs;
-  if (g.out) spec.out_storage = *g.out;
+  if (!g.outputs.empty()) spec.outputs = g.outputs;
   return spec;
 }
 

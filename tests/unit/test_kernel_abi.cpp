@@ -21,6 +21,14 @@ codegen::LoopSpec mixed_spec() {
   return spec;
 }
 
+codegen::LoopSpec three_output_spec() {
+  // Three outputs of different sizes after an int8 scalar slot; one stored in another dtype.
+  codegen::LoopSpec spec =
+      codegen::LoopSpec::exact(Signature::parse("(float32, int8, float64)(int8, float64)"));
+  spec.outputs = {DType::float32, DType::int8, DType::float32};
+  return spec;
+}
+
 // (offset, size) of every .param of PTX entry `name`, in order.
 std::vector<std::pair<std::size_t, std::size_t>> ptx_params(const std::string& ptx, const std::string& name) {
   const std::size_t entry = ptx.find(".entry " + name + "(");
@@ -53,7 +61,7 @@ TEST_CASE("the argument layout follows C's natural alignment", "[kernels][abi]")
   CHECK(l.scalar_offset[1] == 24);  // float64
   CHECK(l.pointer_offset[2] == 32);
   CHECK(l.scalar_offset[2] == 40);  // uint16
-  CHECK(l.out_offset == 48);
+  CHECK(l.out_offset[0] == 48);
   CHECK(l.scalar_mask_offset == 56);
   CHECK(l.lane_mask_offset == 60);
   CHECK(l.shape_offset == 64);
@@ -61,18 +69,50 @@ TEST_CASE("the argument layout follows C's natural alignment", "[kernels][abi]")
   CHECK(l.parameter_count() == 10);
 }
 
+TEST_CASE("several outputs take one pointer each, after the inputs", "[kernels][abi]") {
+  const ArgLayout l = arg_layout(three_output_spec());
+  CHECK(l.inputs == 2);
+  CHECK(l.outputs == 3);
+  CHECK(l.scalar_offset[1] == 24);  // float64
+  CHECK(l.out_offset[0] == 32);
+  CHECK(l.out_offset[1] == 40);
+  CHECK(l.out_offset[2] == 48);
+  CHECK(l.scalar_mask_offset == 56);
+  CHECK(l.shape_offset == 64);
+  CHECK(l.parameter_count() == 10);
+  int a = 0;
+  float x = 0, z = 0;
+  signed char y = 0;
+  const void* inputs[2] = {&a, nullptr};
+  void* outs[3] = {&x, &y, &z};
+  alignas(8) unsigned char scalars[2][16] = {};
+  KernelArgs args;
+  args.pack(l, inputs, scalars, outs, 0b10, 0);
+  const auto* image = static_cast<const unsigned char*>(args.image());
+  void** params = args.kernel_params();
+  for (int j = 0; j < 3; ++j) {
+    const void* p;
+    std::memcpy(&p, image + l.out_offset[j], 8);
+    CHECK(p == outs[j]);
+    CHECK(params[4 + j] == image + l.out_offset[j]);
+  }
+  CHECK(params[7] == image + l.scalar_mask_offset);
+  CHECK(params[9] == image + l.shape_offset);
+}
+
 TEST_CASE("the packer writes every argument where the layout says", "[kernels][abi]") {
   const codegen::LoopSpec spec = mixed_spec();
   const ArgLayout l = arg_layout(spec);
   int a = 0, b = 0;
   float out = 0;
+  void* outs[1] = {&out};
   const void* inputs[3] = {&a, nullptr, &b};
   alignas(8) unsigned char scalars[3][16] = {};  // 16 bytes a scalar (ScalarSlot)
   const double s1 = 2.5;
   std::memcpy(scalars[1], &s1, 8);
   scalars[0][0] = 0x5a;  // an array input's slot is copied too (it is ignored by the kernels)
   KernelArgs args;
-  args.pack(l, inputs, scalars, &out, 0b010, 0);
+  args.pack(l, inputs, scalars, outs, 0b010, 0);
   args.set_lane_mask(l, 0b101);
   args.set_count(l, 12345);
   const auto* image = static_cast<const unsigned char*>(args.image());
@@ -84,7 +124,7 @@ TEST_CASE("the packer writes every argument where the layout says", "[kernels][a
   double got;
   std::memcpy(&got, image + l.scalar_offset[1], 8);
   CHECK(got == 2.5);
-  CHECK(read_ptr(l.out_offset) == &out);
+  CHECK(read_ptr(l.out_offset[0]) == &out);
   unsigned mask, lanes;
   std::memcpy(&mask, image + l.scalar_mask_offset, 4);
   std::memcpy(&lanes, image + l.lane_mask_offset, 4);
@@ -97,13 +137,18 @@ TEST_CASE("the packer writes every argument where the layout says", "[kernels][a
   void** params = args.kernel_params();
   CHECK(params[0] == image + l.pointer_offset[0]);
   CHECK(params[5] == image + l.scalar_offset[2]);
-  CHECK(params[6] == image + l.out_offset);
+  CHECK(params[6] == image + l.out_offset[0]);
   CHECK(params[9] == image + l.shape_offset);
 }
 
 TEST_CASE("every compiled kernel's parameters lie where the packer writes them", "[kernels][abi][nvrtc]") {
-  const codegen::UfuncSource ufunc{"f", "__device__ float f(signed char a, double b, unsigned short c) { return a + b * c; }", "", 1};
-  const codegen::LoopSpec spec = mixed_spec();
+  const codegen::UfuncSource one{"f", "__device__ float f(signed char a, double b, unsigned short c) { return a + b * c; }", "", 1};
+  const codegen::UfuncSource three{
+      "f", "__device__ void f(signed char a, double b, float& x, signed char& y, double& z) { x = a; y = a; z = b; }", "", 1};
+  const bool several = GENERATE(false, true);
+  const codegen::UfuncSource& ufunc = several ? three : one;
+  const codegen::LoopSpec spec = several ? three_output_spec() : mixed_spec();
+  INFO(spec.describe());
   const ArgLayout l = arg_layout(spec);
   const compile::CudaBinary binary = compile::compile_cuda(generate_cuda_source(ufunc, {}, spec), "f", "sm_90");
   std::vector<std::string> names;
@@ -122,10 +167,11 @@ TEST_CASE("every compiled kernel's parameters lie where the packer writes them",
       CHECK(params[2 * k + 1].first == l.scalar_offset[k]);
       CHECK(params[2 * k + 1].second == l.scalar_size[k]);
     }
-    CHECK(params[2 * l.inputs].first == l.out_offset);
-    CHECK(params[2 * l.inputs + 1].first == l.scalar_mask_offset);
-    CHECK(params[2 * l.inputs + 2].first == l.lane_mask_offset);
-    CHECK(params[2 * l.inputs + 3].first == l.shape_offset);
+    for (int j = 0; j < l.outputs; ++j) CHECK(params[2 * l.inputs + j].first == l.out_offset[j]);
+    const int masks = 2 * l.inputs + l.outputs;
+    CHECK(params[masks].first == l.scalar_mask_offset);
+    CHECK(params[masks + 1].first == l.lane_mask_offset);
+    CHECK(params[masks + 2].first == l.shape_offset);
     const std::string kind_name = name.substr(0, name.find("_s", 10) == std::string::npos ? name.size() : name.find("_s", 10));
     for (const KernelTraits& k : kKernels) {
       if (kind_name == k.name) CHECK(params.back().first + params.back().second == l.size(k.shape));

@@ -48,7 +48,7 @@ TEST_CASE("safe casting follows NumPy", "[types]") {
 
 TEST_CASE("signatures parse in Numba's spelling", "[types]") {
   const Signature s = Signature::parse("float32(float32, float32, float32)");
-  CHECK(s.result == DType::float32);
+  CHECK(s.results == std::vector<DType>{DType::float32});
   CHECK(s.args.size() == 3);
   CHECK(Signature::parse("  i2 ( i2,i2 ) ").to_string() == "int16(int16, int16)");
   CHECK(Signature::parse(s.to_string()) == s);
@@ -69,7 +69,9 @@ TEST_CASE("bad signatures say what and where", "[types][errors]") {
   CHECK_THAT(message("float32(float32"), Catch::Matchers::Contains("expected ')'"));
   CHECK_THAT(message("float32()"), Catch::Matchers::Contains("at least one argument"));
   CHECK_THAT(message("float32(float32) x"), Catch::Matchers::Contains("unexpected text"));
-  CHECK_THAT(message("(float32)"), Catch::Matchers::Contains("expected a result type"));
+  // "(float32)" is a result tuple (several outputs' spelling) with no argument list after it.
+  CHECK_THAT(message("(float32)"), Catch::Matchers::Contains("expected '(' at column 10"));
+  CHECK_THAT(message("(, float32)(float32)"), Catch::Matchers::Contains("expected a result type"));
 }
 
 namespace {

@@ -1,0 +1,869 @@
+// ---- jitvec device prelude ----
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+#define JITVEC_DEVICE 1
+// std::sqrt, std::min, ... as on the host, where <cmath> and <algorithm> are in the prelude.
+namespace std {
+using ::abs; using ::fabs; using ::fmod; using ::remainder; using ::remquo; using ::fma;
+using ::fmax; using ::fmin; using ::fdim; using ::exp; using ::exp2; using ::expm1; using ::log;
+using ::log10; using ::log2; using ::log1p; using ::logb; using ::ilogb; using ::pow;
+using ::sqrt; using ::cbrt; using ::hypot; using ::sin; using ::cos; using ::tan; using ::asin;
+using ::acos; using ::atan; using ::atan2; using ::sinh; using ::cosh; using ::tanh;
+using ::asinh; using ::acosh; using ::atanh; using ::erf; using ::erfc; using ::tgamma;
+using ::lgamma; using ::ceil; using ::floor; using ::trunc; using ::round; using ::lround;
+using ::llround; using ::nearbyint; using ::rint; using ::lrint; using ::llrint; using ::frexp;
+using ::ldexp; using ::modf; using ::scalbn; using ::scalbln; using ::nextafter;
+using ::copysign; using ::isfinite; using ::isinf; using ::isnan; using ::signbit; using ::min;
+using ::max;
+}  // namespace std
+namespace jitvec_detail {
+template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
+}  // namespace jitvec_detail
+// ---- jitvec types: __half, __nv_bfloat16, jitvec::complex<T> (src/kernels/device_types.hpp) ----
+#define JITVEC_FN __host__ __device__ __forceinline__
+namespace jitvec_types {
+  template <bool C, class T = void> struct enable_if {};
+  template <class T> struct enable_if<true, T> { typedef T type; };
+  template <class T> struct is_int { static const bool value = false; };
+  template <> struct is_int<bool> { static const bool value = true; };
+  template <> struct is_int<char> { static const bool value = true; };
+  template <> struct is_int<signed char> { static const bool value = true; };
+  template <> struct is_int<unsigned char> { static const bool value = true; };
+  template <> struct is_int<short> { static const bool value = true; };
+  template <> struct is_int<unsigned short> { static const bool value = true; };
+  template <> struct is_int<int> { static const bool value = true; };
+  template <> struct is_int<unsigned int> { static const bool value = true; };
+  template <> struct is_int<long> { static const bool value = true; };
+  template <> struct is_int<unsigned long> { static const bool value = true; };
+  template <> struct is_int<long long> { static const bool value = true; };
+  template <> struct is_int<unsigned long long> { static const bool value = true; };
+  template <class T> struct is_arith { static const bool value = is_int<T>::value; };
+  template <> struct is_arith<float> { static const bool value = true; };
+  template <> struct is_arith<double> { static const bool value = true; };
+
+  // float -> binary16 bits, round to nearest even; every NaN -> 0x7fff (what cvt.rn gives).
+  JITVEC_FN unsigned short f32_to_f16(float f) {
+#ifdef __CUDA_ARCH__
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
+    const unsigned int x = __float_as_uint(f);
+    const unsigned int sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+    if (ax > 0x7f800000u) return 0x7fff;
+    if (ax >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // 65520 and up: inf
+    if (ax < 0x38800000u) {                                          // below 2^-14
+      if (ax < 0x33000000u) return (unsigned short)sign;            // below 2^-25: zero
+      const unsigned int shift = 126u - (ax >> 23), m = (ax & 0x7fffffu) | 0x800000u;
+      const unsigned int rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+      unsigned int q = m >> shift;
+      q += (rem > half || (rem == half && (q & 1u))) ? 1u : 0u;
+      return (unsigned short)(sign | q);
+    }
+    const unsigned int r = ax - 0x38000000u, rem = r & 0x1fffu;
+    unsigned int q = r >> 13;
+    q += (rem > 0x1000u || (rem == 0x1000u && (q & 1u))) ? 1u : 0u;
+    return (unsigned short)(sign | q);
+#endif
+  }
+  // binary16 bits -> float (exact).
+  JITVEC_FN float f16_to_f32(unsigned short h) {
+#ifdef __CUDA_ARCH__
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#else
+    const unsigned int sign = (unsigned int)(h & 0x8000u) << 16;
+    const unsigned int e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1fu) return __uint_as_float(sign | 0x7f800000u | (m << 13));
+    if (e == 0) return __uint_as_float(sign | __float_as_uint((float)m * 0x1p-24f));
+    return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
+#endif
+  }
+  // float -> bfloat16 bits, round to nearest even; every NaN -> 0x7fff.
+  JITVEC_FN unsigned short f32_to_bf16(float f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned short b;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
+    return b;
+#else
+    const unsigned int x = __float_as_uint(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fff;
+    return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+#endif
+  }
+  JITVEC_FN float bf16_to_f32(unsigned short b) { return __uint_as_float((unsigned int)b << 16); }
+  // double -> float rounded to odd: rounded again to half or bfloat16, it gives the double
+  // rounded once (float keeps more than two extra bits).
+  JITVEC_FN float f64_to_f32_odd(double d) {
+    const float f = (float)d;
+    if ((double)f == d || d != d) return f;
+    unsigned int u = __float_as_uint(f);
+    if ((double)f > d ? d >= 0 : d < 0) u -= 1u;  // |f| > |d|: one step towards zero
+    return __uint_as_float(u | 1u);
+  }
+  JITVEC_FN unsigned short to_f16(float v) { return f32_to_f16(v); }
+  JITVEC_FN unsigned short to_f16(double v) { return f32_to_f16(f64_to_f32_odd(v)); }
+  template <class T> JITVEC_FN unsigned short to_f16(T v) {
+    return sizeof(T) <= 2 ? f32_to_f16((float)v) : to_f16((double)v);  // 16-bit integers are exact in float
+  }
+  JITVEC_FN unsigned short to_bf16(float v) { return f32_to_bf16(v); }
+  JITVEC_FN unsigned short to_bf16(double v) { return f32_to_bf16(f64_to_f32_odd(v)); }
+  template <class T> JITVEC_FN unsigned short to_bf16(T v) {
+    return sizeof(T) <= 2 ? f32_to_bf16((float)v) : to_bf16((double)v);
+  }
+}  // namespace jitvec_types
+
+struct __nv_bfloat16;
+struct __half {
+  unsigned short __x;
+  __half() = default;
+  template <class T, class = typename jitvec_types::enable_if<jitvec_types::is_arith<T>::value>::type>
+  JITVEC_FN __half(T v) : __x(jitvec_types::to_f16(v)) {}
+  JITVEC_FN explicit __half(const __nv_bfloat16& b);
+  JITVEC_FN operator float() const { return jitvec_types::f16_to_f32(__x); }
+  template <class T> JITVEC_FN __half& operator+=(const T& b);
+  template <class T> JITVEC_FN __half& operator-=(const T& b);
+  template <class T> JITVEC_FN __half& operator*=(const T& b);
+  template <class T> JITVEC_FN __half& operator/=(const T& b);
+};
+struct __nv_bfloat16 {
+  unsigned short __x;
+  __nv_bfloat16() = default;
+  template <class T, class = typename jitvec_types::enable_if<jitvec_types::is_arith<T>::value>::type>
+  JITVEC_FN __nv_bfloat16(T v) : __x(jitvec_types::to_bf16(v)) {}
+  JITVEC_FN explicit __nv_bfloat16(const __half& h) : __x(jitvec_types::f32_to_bf16((float)h)) {}
+  JITVEC_FN operator float() const { return jitvec_types::bf16_to_f32(__x); }
+  template <class T> JITVEC_FN __nv_bfloat16& operator+=(const T& b);
+  template <class T> JITVEC_FN __nv_bfloat16& operator-=(const T& b);
+  template <class T> JITVEC_FN __nv_bfloat16& operator*=(const T& b);
+  template <class T> JITVEC_FN __nv_bfloat16& operator/=(const T& b);
+};
+JITVEC_FN __half::__half(const __nv_bfloat16& b) : __x(jitvec_types::f32_to_f16((float)b)) {}
+typedef __half half;
+typedef __nv_bfloat16 nv_bfloat16;
+
+namespace jitvec_types {
+  template <class T> struct is_real { static const bool value = is_arith<T>::value; };
+  template <> struct is_real<__half> { static const bool value = true; };
+  template <> struct is_real<__nv_bfloat16> { static const bool value = true; };
+  // The result of `H op B` (H a 2-byte float): H with H or an integer (taken as H), float
+  // with float, double with double, float with the other 2-byte type; none otherwise.
+  template <class H, class B, bool Int = is_int<B>::value> struct mix {};
+  template <class H, class B> struct mix<H, B, true> { typedef H type; };
+  template <class H> struct mix<H, H, false> { typedef H type; };
+  template <class H> struct mix<H, float, false> { typedef float type; };
+  template <class H> struct mix<H, double, false> { typedef double type; };
+  template <> struct mix<__half, __nv_bfloat16, false> { typedef float type; };
+  template <> struct mix<__nv_bfloat16, __half, false> { typedef float type; };
+  // What a result type computes in: float for the 2-byte types.
+  template <class R> struct wide { typedef R type; };
+  template <> struct wide<__half> { typedef float type; };
+  template <> struct wide<__nv_bfloat16> { typedef float type; };
+}  // namespace jitvec_types
+
+// `H op B` and `B op H` for every B that mix<> accepts; `H op H` and the two 2-byte types mixed
+// are plain functions (the two templates would both match them).
+#define JITVEC_SMALL_FLOAT_OP(H, OP)                                                                   \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN R operator OP(const H& a, const B& b) {                                                    \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return R(W(R(a)) OP W(R(b)));                                                                      \
+  }                                                                                                    \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN R operator OP(const B& b, const H& a) {                                                    \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return R(W(R(b)) OP W(R(a)));                                                                      \
+  }                                                                                                    \
+  JITVEC_FN H operator OP(const H& a, const H& b) { return H(float(a) OP float(b)); }
+#define JITVEC_SMALL_FLOAT_CMP(H, OP)                                                                  \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN bool operator OP(const H& a, const B& b) {                                                 \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return W(R(a)) OP W(R(b));                                                                         \
+  }                                                                                                    \
+  template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
+  JITVEC_FN bool operator OP(const B& b, const H& a) {                                                 \
+    typedef typename jitvec_types::wide<R>::type W;                                                   \
+    return W(R(b)) OP W(R(a));                                                                         \
+  }                                                                                                    \
+  JITVEC_FN bool operator OP(const H& a, const H& b) { return float(a) OP float(b); }
+#define JITVEC_MIXED_OP(OP)                                                                            \
+  JITVEC_FN float operator OP(const __half& a, const __nv_bfloat16& b) { return float(a) OP float(b); } \
+  JITVEC_FN float operator OP(const __nv_bfloat16& a, const __half& b) { return float(a) OP float(b); }
+#define JITVEC_MIXED_CMP(OP)                                                                           \
+  JITVEC_FN bool operator OP(const __half& a, const __nv_bfloat16& b) { return float(a) OP float(b); }  \
+  JITVEC_FN bool operator OP(const __nv_bfloat16& a, const __half& b) { return float(a) OP float(b); }
+#define JITVEC_SMALL_FLOAT_MATH1(H, NAME) \
+  JITVEC_FN H NAME(const H& a) { return H(NAME(float(a))); }
+#define JITVEC_SMALL_FLOAT_MATH2(H, NAME) \
+  JITVEC_FN H NAME(const H& a, const H& b) { return H(NAME(float(a), float(b))); }
+#define JITVEC_SMALL_FLOAT(H, SIGN_FREE, INF)                                                           \
+  JITVEC_SMALL_FLOAT_OP(H, +) JITVEC_SMALL_FLOAT_OP(H, -) JITVEC_SMALL_FLOAT_OP(H, *)                \
+  JITVEC_SMALL_FLOAT_OP(H, /) JITVEC_SMALL_FLOAT_CMP(H, ==) JITVEC_SMALL_FLOAT_CMP(H, !=)             \
+  JITVEC_SMALL_FLOAT_CMP(H, <) JITVEC_SMALL_FLOAT_CMP(H, <=) JITVEC_SMALL_FLOAT_CMP(H, >)            \
+  JITVEC_SMALL_FLOAT_CMP(H, >=)                                                                        \
+  template <class T> JITVEC_FN H& H::operator+=(const T& b) { return *this = H(*this + b); }         \
+  template <class T> JITVEC_FN H& H::operator-=(const T& b) { return *this = H(*this - b); }         \
+  template <class T> JITVEC_FN H& H::operator*=(const T& b) { return *this = H(*this * b); }         \
+  template <class T> JITVEC_FN H& H::operator/=(const T& b) { return *this = H(*this / b); }         \
+  JITVEC_FN H operator-(const H& a) { H r; r.__x = (unsigned short)(a.__x ^ 0x8000u); return r; }    \
+  JITVEC_FN H operator+(const H& a) { return a; }                                                     \
+  JITVEC_FN H abs(const H& a) { H r; r.__x = (unsigned short)(a.__x & 0x7fffu); return r; }          \
+  JITVEC_FN H fabs(const H& a) { return abs(a); }                                                     \
+  JITVEC_FN bool isnan(const H& a) { return (a.__x & 0x7fffu) > SIGN_FREE; }                          \
+  JITVEC_FN bool isinf(const H& a) { return (a.__x & 0x7fffu) == INF; }                               \
+  JITVEC_FN bool isfinite(const H& a) { return (a.__x & 0x7fffu) < INF; }                             \
+  JITVEC_FN bool signbit(const H& a) { return (a.__x & 0x8000u) != 0; }                               \
+  JITVEC_SMALL_FLOAT_MATH1(H, sqrt) JITVEC_SMALL_FLOAT_MATH1(H, exp) JITVEC_SMALL_FLOAT_MATH1(H, exp2) \
+  JITVEC_SMALL_FLOAT_MATH1(H, expm1) JITVEC_SMALL_FLOAT_MATH1(H, log) JITVEC_SMALL_FLOAT_MATH1(H, log2) \
+  JITVEC_SMALL_FLOAT_MATH1(H, log10) JITVEC_SMALL_FLOAT_MATH1(H, log1p) JITVEC_SMALL_FLOAT_MATH1(H, sin) \
+  JITVEC_SMALL_FLOAT_MATH1(H, cos) JITVEC_SMALL_FLOAT_MATH1(H, tan) JITVEC_SMALL_FLOAT_MATH1(H, sinh) \
+  JITVEC_SMALL_FLOAT_MATH1(H, cosh) JITVEC_SMALL_FLOAT_MATH1(H, tanh) JITVEC_SMALL_FLOAT_MATH1(H, asin) \
+  JITVEC_SMALL_FLOAT_MATH1(H, acos) JITVEC_SMALL_FLOAT_MATH1(H, atan) JITVEC_SMALL_FLOAT_MATH1(H, erf) \
+  JITVEC_SMALL_FLOAT_MATH1(H, erfc) JITVEC_SMALL_FLOAT_MATH1(H, floor) JITVEC_SMALL_FLOAT_MATH1(H, ceil) \
+  JITVEC_SMALL_FLOAT_MATH1(H, trunc) JITVEC_SMALL_FLOAT_MATH1(H, round) JITVEC_SMALL_FLOAT_MATH1(H, rint) \
+  JITVEC_SMALL_FLOAT_MATH2(H, pow) JITVEC_SMALL_FLOAT_MATH2(H, atan2) JITVEC_SMALL_FLOAT_MATH2(H, fmin) \
+  JITVEC_SMALL_FLOAT_MATH2(H, fmax) JITVEC_SMALL_FLOAT_MATH2(H, fmod) JITVEC_SMALL_FLOAT_MATH2(H, hypot) \
+  JITVEC_FN H __hadd(const H& a, const H& b) { return a + b; }                                        \
+  JITVEC_FN H __hsub(const H& a, const H& b) { return a - b; }                                        \
+  JITVEC_FN H __hmul(const H& a, const H& b) { return a * b; }                                        \
+  JITVEC_FN H __hdiv(const H& a, const H& b) { return a / b; }                                        \
+  JITVEC_FN H __hneg(const H& a) { return -a; }                                                       \
+  JITVEC_FN H __habs(const H& a) { return abs(a); }                                                   \
+  JITVEC_FN bool __heq(const H& a, const H& b) { return a == b; }                                     \
+  JITVEC_FN bool __hne(const H& a, const H& b) { return a != b; }                                     \
+  JITVEC_FN bool __hlt(const H& a, const H& b) { return a < b; }                                      \
+  JITVEC_FN bool __hle(const H& a, const H& b) { return a <= b; }                                     \
+  JITVEC_FN bool __hgt(const H& a, const H& b) { return a > b; }                                      \
+  JITVEC_FN bool __hge(const H& a, const H& b) { return a >= b; }                                     \
+  JITVEC_FN bool __hisnan(const H& a) { return isnan(a); }                                            \
+  JITVEC_FN H hexp(const H& a) { return exp(a); }                                                     \
+  JITVEC_FN H hlog(const H& a) { return log(a); }                                                     \
+  JITVEC_FN H hsqrt(const H& a) { return sqrt(a); }                                                   \
+  JITVEC_FN H hsin(const H& a) { return sin(a); }                                                     \
+  JITVEC_FN H hcos(const H& a) { return cos(a); }
+JITVEC_SMALL_FLOAT(__half, 0x7c00u, 0x7c00u)
+JITVEC_SMALL_FLOAT(__nv_bfloat16, 0x7f80u, 0x7f80u)
+JITVEC_MIXED_OP(+) JITVEC_MIXED_OP(-) JITVEC_MIXED_OP(*) JITVEC_MIXED_OP(/)
+JITVEC_MIXED_CMP(==) JITVEC_MIXED_CMP(!=) JITVEC_MIXED_CMP(<) JITVEC_MIXED_CMP(<=)
+JITVEC_MIXED_CMP(>) JITVEC_MIXED_CMP(>=)
+#undef JITVEC_SMALL_FLOAT
+#undef JITVEC_SMALL_FLOAT_MATH2
+#undef JITVEC_SMALL_FLOAT_MATH1
+#undef JITVEC_MIXED_CMP
+#undef JITVEC_MIXED_OP
+#undef JITVEC_SMALL_FLOAT_CMP
+#undef JITVEC_SMALL_FLOAT_OP
+JITVEC_FN float __half2float(const __half& h) { return float(h); }
+JITVEC_FN __half __float2half(float f) { return __half(f); }
+JITVEC_FN __half __float2half_rn(float f) { return __half(f); }
+JITVEC_FN __half __double2half(double d) { return __half(d); }
+JITVEC_FN unsigned short __half_as_ushort(const __half& h) { return h.__x; }
+JITVEC_FN __half __ushort_as_half(unsigned short u) { __half h; h.__x = u; return h; }
+JITVEC_FN float __bfloat162float(const __nv_bfloat16& b) { return float(b); }
+JITVEC_FN __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+JITVEC_FN __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+JITVEC_FN __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(d); }
+JITVEC_FN unsigned short __bfloat16_as_ushort(const __nv_bfloat16& b) { return b.__x; }
+JITVEC_FN __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { __nv_bfloat16 b; b.__x = u; return b; }
+
+namespace jitvec {
+  typedef ::__half half;
+  typedef ::__nv_bfloat16 bfloat16;
+
+  // std::complex<T>'s layout: the real part, then the imaginary part.
+  template <class T> struct complex {
+    T x, y;
+    complex() = default;
+    JITVEC_FN constexpr complex(T re, T im = T()) : x(re), y(im) {}
+    template <class U, class = typename jitvec_types::enable_if<jitvec_types::is_real<U>::value>::type>
+    JITVEC_FN constexpr complex(const U& re) : x(static_cast<T>(re)), y(T()) {}
+    template <class U> JITVEC_FN constexpr complex(const complex<U>& z) : x(static_cast<T>(z.x)), y(static_cast<T>(z.y)) {}
+    JITVEC_FN constexpr T real() const { return x; }
+    JITVEC_FN constexpr T imag() const { return y; }
+    JITVEC_FN void real(T v) { x = v; }
+    JITVEC_FN void imag(T v) { y = v; }
+    template <class U> JITVEC_FN complex& operator+=(const U& b) { return *this = *this + b; }
+    template <class U> JITVEC_FN complex& operator-=(const U& b) { return *this = *this - b; }
+    template <class U> JITVEC_FN complex& operator*=(const U& b) { return *this = *this * b; }
+    template <class U> JITVEC_FN complex& operator/=(const U& b) { return *this = *this / b; }
+  };
+  typedef complex<float> complex64;
+  typedef complex<double> complex128;
+
+  template <class U> struct real_operand : jitvec_types::enable_if<jitvec_types::is_real<U>::value> {};
+
+  template <class T> JITVEC_FN complex<T> operator+(const complex<T>& a, const complex<T>& b) { return complex<T>(a.x + b.x, a.y + b.y); }
+  template <class T> JITVEC_FN complex<T> operator-(const complex<T>& a, const complex<T>& b) { return complex<T>(a.x - b.x, a.y - b.y); }
+  template <class T> JITVEC_FN complex<T> operator*(const complex<T>& a, const complex<T>& b) {
+    return complex<T>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+  }
+  // NumPy's complex division (Smith's method, numpy/_core/src/umath/loops.c.src).
+  template <class T> JITVEC_FN complex<T> operator/(const complex<T>& a, const complex<T>& b) {
+    const T abs_re = b.x < 0 ? -b.x : b.x, abs_im = b.y < 0 ? -b.y : b.y;
+    if (abs_re >= abs_im) {
+      if (abs_re == 0 && abs_im == 0) return complex<T>(a.x / abs_re, a.y / abs_re);
+      const T rat = b.y / b.x, scl = T(1) / (b.x + b.y * rat);
+      return complex<T>((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+    }
+    const T rat = b.x / b.y, scl = T(1) / (b.y + b.x * rat);
+    return complex<T>((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+  }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator+(const complex<T>& a, const U& b) { return complex<T>(a.x + static_cast<T>(b), a.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator+(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a) + b.x, b.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator-(const complex<T>& a, const U& b) { return complex<T>(a.x - static_cast<T>(b), a.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator-(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a) - b.x, -b.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator*(const complex<T>& a, const U& b) { return complex<T>(a.x * static_cast<T>(b), a.y * static_cast<T>(b)); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator*(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a) * b.x, static_cast<T>(a) * b.y); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator/(const complex<T>& a, const U& b) { return complex<T>(a.x / static_cast<T>(b), a.y / static_cast<T>(b)); }
+  template <class T, class U, class = typename real_operand<U>::type> JITVEC_FN complex<T> operator/(const U& a, const complex<T>& b) { return complex<T>(static_cast<T>(a)) / b; }
+  template <class T> JITVEC_FN complex<T> operator-(const complex<T>& a) { return complex<T>(-a.x, -a.y); }
+  template <class T> JITVEC_FN complex<T> operator+(const complex<T>& a) { return a; }
+  template <class T> JITVEC_FN bool operator==(const complex<T>& a, const complex<T>& b) { return a.x == b.x && a.y == b.y; }
+  template <class T> JITVEC_FN bool operator!=(const complex<T>& a, const complex<T>& b) { return !(a == b); }
+
+  template <class T> JITVEC_FN T real(const complex<T>& z) { return z.x; }
+  template <class T> JITVEC_FN T imag(const complex<T>& z) { return z.y; }
+  template <class T> JITVEC_FN complex<T> conj(const complex<T>& z) { return complex<T>(z.x, -z.y); }
+  template <class T> JITVEC_FN T abs(const complex<T>& z) { return ::hypot(z.x, z.y); }
+  template <class T> JITVEC_FN T arg(const complex<T>& z) { return ::atan2(z.y, z.x); }
+  template <class T> JITVEC_FN T norm(const complex<T>& z) { return z.x * z.x + z.y * z.y; }
+  template <class T> JITVEC_FN complex<T> polar(T r, T theta = T()) { return complex<T>(r * ::cos(theta), r * ::sin(theta)); }
+  template <class T> JITVEC_FN complex<T> exp(const complex<T>& z) {
+    const T r = ::exp(z.x);
+    if (z.y == 0) return complex<T>(r, z.y);  // exp of a real keeps the imaginary zero's sign
+    return complex<T>(r * ::cos(z.y), r * ::sin(z.y));
+  }
+  template <class T> JITVEC_FN complex<T> log(const complex<T>& z) { return complex<T>(::log(abs(z)), arg(z)); }
+  // C99's csqrt: the principal root, computed without cancellation.
+  template <class T> JITVEC_FN complex<T> sqrt(const complex<T>& z) {
+    if (z.x == 0 && z.y == 0) return complex<T>(T(0), z.y);
+    const T t = ::sqrt((::fabs(z.x) + ::hypot(z.x, z.y)) * T(0.5));
+    if (z.x >= 0) return complex<T>(t, z.y / (t + t));
+    return complex<T>(::fabs(z.y) / (t + t), ::copysign(t, z.y));
+  }
+}  // namespace jitvec
+using jitvec::complex;
+using jitvec::polar;  // the only function of complex numbers that takes none
+typedef jitvec::complex<float> complex64;
+typedef jitvec::complex<double> complex128;
+#undef JITVEC_FN
+// ---- end of the jitvec types ----
+#line 1 "ufunc:polar_to_cartesian"
+__device__ void polar_to_cartesian(float r, float theta, float& x, float& y) {
+  x = r * cosf(theta);
+  y = r * sinf(theta);
+}
+#line 1 "jitvec-generated-loop"
+namespace jitvec_detail {
+__device__ __forceinline__ void jitvec_apply(float a0, float a1, float& r0, float& r1) {
+  polar_to_cartesian(a0, a1, r0, r1);
+}
+}  // namespace jitvec_detail
+using jitvec_detail::jitvec_apply;
+struct jitvec_strided32_params {
+  unsigned numel;
+  int ndim;
+  unsigned sizes[16];
+  unsigned magic[16];
+  unsigned shift[16];
+  int strides[4][16];
+};
+static_assert(sizeof(jitvec_strided32_params) == 456, "jitvec: strided parameter layout");
+struct jitvec_strided64_params {
+  long long numel;
+  long long ndim;
+  long long sizes[16];
+  long long strides[4][16];
+};
+static_assert(sizeof(jitvec_strided64_params) == 656, "jitvec: strided parameter layout");
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 2, UNROLL = 4;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+    if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    }
+    jitvec_detail::Vec<float, VEC> v1[UNROLL];
+    if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<float, VEC> r0;
+      jitvec_detail::Vec<double, VEC> r1;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]), res0, res1); r0.v[e] = res0; r1.v[e] = static_cast<double>(res1); }
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r0;
+      *reinterpret_cast<jitvec_detail::Vec<double, VEC>*>(out1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r1;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]), res0, res1); out0[i] = res0; out1[i] = static_cast<double>(res1); }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 2, UNROLL = 4;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+    jitvec_detail::Vec<float, VEC> v1[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<float, VEC> r0;
+      jitvec_detail::Vec<double, VEC> r1;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) { float res0; float res1; jitvec_apply(v0[u].v[e], v1[u].v[e], res0, res1); r0.v[e] = res0; r1.v[e] = static_cast<double>(res1); }
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r0;
+      *reinterpret_cast<jitvec_detail::Vec<double, VEC>*>(out1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r1;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) { float res0; float res1; jitvec_apply(in0[i], in1[i], res0, res1); out0[i] = res0; out1[i] = static_cast<double>(res1); }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec_s2(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 2, UNROLL = 4;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<float, VEC> r0;
+      jitvec_detail::Vec<double, VEC> r1;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) { float res0; float res1; jitvec_apply(v0[u].v[e], s1, res0, res1); r0.v[e] = res0; r1.v[e] = static_cast<double>(res1); }
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r0;
+      *reinterpret_cast<jitvec_detail::Vec<double, VEC>*>(out1 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r1;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) { float res0; float res1; jitvec_apply(in0[i], s1, res0, res1); out0[i] = res0; out1[i] = static_cast<double>(res1); }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  const long long step = static_cast<long long>(gridDim.x) * 256;
+  for (long long i = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x; i < n; i += step)
+    { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : in0[i]), ((scalar_mask >> 1) & 1u ? s1 : in1[i]), res0, res1); out0[i] = res0; out1[i] = static_cast<double>(res1); }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 4, OUT = OPERANDS - 2;
+  const unsigned base = static_cast<unsigned>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  int off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    unsigned rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+      const int coord = static_cast<int>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  float v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v0[u] = in0[off[0][u]];
+  }
+  float v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v1[u] = in1[off[1][u]];
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), res0, res1); out0[off[OUT][u]] = res0; out1[off[OUT + 1][u]] = static_cast<double>(res1); }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, UNROLL = 1, OPERANDS = 4, OUT = OPERANDS - 2;
+  const long long base = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  long long off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    long long rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const long long q = rem / p.sizes[d];
+      const long long coord = static_cast<long long>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  float v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v0[u] = in0[off[0][u]];
+  }
+  float v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v1[u] = in1[off[1][u]];
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), res0, res1); out0[off[OUT][u]] = res0; out1[off[OUT + 1][u]] = static_cast<double>(res1); }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_rows(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 4, OUT = OPERANDS - 2;
+  const int ndim = static_cast<int>(p.ndim);
+  const long long cols = p.sizes[0], rows = p.numel / cols;
+  const long long rows_per_block = (rows + gridDim.y - 1) / gridDim.y;
+  long long row = static_cast<long long>(blockIdx.y) * rows_per_block;
+  const long long row_end = row + rows_per_block < rows ? row + rows_per_block : rows;
+  long long base[OPERANDS], inner_row;
+  {
+    long long rem = row;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+    inner_row = rem;
+#pragma unroll 1
+    for (int d = 1; d < ndim; ++d) {
+      const long long q = d + 1 < ndim ? rem / p.sizes[d] : 0;
+      const long long coord = rem - q * p.sizes[d];
+      if (d == 1) inner_row = coord;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+      rem = q;
+    }
+  }
+
+  const long long c0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  for (; row < row_end; ++row) {
+    float v0[UNROLL];
+    if (!((scalar_mask >> 0) & 1u)) {
+      const float* row0 = in0 + base[0];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (c0 + u * BLOCK < cols) v0[u] = row0[(c0 + u * BLOCK) * p.strides[0][0]];
+    }
+    float v1[UNROLL];
+    if (!((scalar_mask >> 1) & 1u)) {
+      const float* row1 = in1 + base[1];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (c0 + u * BLOCK < cols) v1[u] = row1[(c0 + u * BLOCK) * p.strides[1][0]];
+    }
+    float* row_out0 = out0 + base[OUT];
+    double* row_out1 = out1 + base[OUT + 1];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (c0 + u * BLOCK < cols) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]), res0, res1); row_out0[(c0 + u * BLOCK) * p.strides[OUT][0]] = res0; row_out1[(c0 + u * BLOCK) * p.strides[OUT + 1][0]] = static_cast<double>(res1); }
+    if (++inner_row == p.sizes[1]) {
+      {
+        long long rem = row + 1;
+#pragma unroll
+        for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+        inner_row = rem;
+#pragma unroll 1
+        for (int d = 1; d < ndim; ++d) {
+          const long long q = d + 1 < ndim ? rem / p.sizes[d] : 0;
+          const long long coord = rem - q * p.sizes[d];
+          if (d == 1) inner_row = coord;
+#pragma unroll
+          for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+          rem = q;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) base[op] += p.strides[op][1];
+    }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_rows_vec(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  constexpr int BLOCK = 256, VEC = 2, UNROLL = 4, OPERANDS = 4, OUT = OPERANDS - 2;
+  const unsigned column_mask = lane_mask;
+  const int ndim = static_cast<int>(p.ndim);
+  const long long cols = p.sizes[0], rows = p.numel / cols;
+  const long long rows_per_block = (rows + gridDim.y - 1) / gridDim.y;
+  long long row = static_cast<long long>(blockIdx.y) * rows_per_block;
+  const long long row_end = row + rows_per_block < rows ? row + rows_per_block : rows;
+  long long base[OPERANDS], inner_row;
+  {
+    long long rem = row;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+    inner_row = rem;
+#pragma unroll 1
+    for (int d = 1; d < ndim; ++d) {
+      const long long q = d + 1 < ndim ? rem / p.sizes[d] : 0;
+      const long long coord = rem - q * p.sizes[d];
+      if (d == 1) inner_row = coord;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+      rem = q;
+    }
+  }
+
+  const long long vectors = cols / VEC;
+  const long long q0 = static_cast<long long>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  for (; row < row_end; ++row) {
+    jitvec_detail::Vec<float, VEC> v0[UNROLL];
+    const float* row0 = in0 + base[0];
+    if (!((scalar_mask >> 0) & 1u)) {
+      if ((column_mask >> 0) & 1u) {
+        const float same = *row0;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) v0[u].v[e] = same;
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+          if (q0 + u * BLOCK < vectors) v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(row0 + (q0 + u * BLOCK) * VEC);
+      }
+    }
+    jitvec_detail::Vec<float, VEC> v1[UNROLL];
+    const float* row1 = in1 + base[1];
+    if (!((scalar_mask >> 1) & 1u)) {
+      if ((column_mask >> 1) & 1u) {
+        const float same = *row1;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+          for (int e = 0; e < VEC; ++e) v1[u].v[e] = same;
+      } else {
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+          if (q0 + u * BLOCK < vectors) v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(row1 + (q0 + u * BLOCK) * VEC);
+      }
+    }
+    float* row_out0 = out0 + base[OUT];
+    double* row_out1 = out1 + base[OUT + 1];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if (q0 + u * BLOCK >= vectors) break;
+      jitvec_detail::Vec<float, VEC> result0;
+      jitvec_detail::Vec<double, VEC> result1;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]), res0, res1); result0.v[e] = res0; result1.v[e] = static_cast<double>(res1); }
+      *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(row_out0 + (q0 + u * BLOCK) * VEC) = result0;
+      *reinterpret_cast<jitvec_detail::Vec<double, VEC>*>(row_out1 + (q0 + u * BLOCK) * VEC) = result1;
+    }
+    const long long c = vectors * VEC + threadIdx.x;
+    if (blockIdx.x == 0 && c < cols) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : row0[((column_mask >> 0) & 1u) ? 0 : c]), ((scalar_mask >> 1) & 1u ? s1 : row1[((column_mask >> 1) & 1u) ? 0 : c]), res0, res1); row_out0[c] = res0; row_out1[c] = static_cast<double>(res1); }
+    if (++inner_row == p.sizes[1]) {
+      {
+        long long rem = row + 1;
+#pragma unroll
+        for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+        inner_row = rem;
+#pragma unroll 1
+        for (int d = 1; d < ndim; ++d) {
+          const long long q = d + 1 < ndim ? rem / p.sizes[d] : 0;
+          const long long coord = rem - q * p.sizes[d];
+          if (d == 1) inner_row = coord;
+#pragma unroll
+          for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+          rem = q;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) base[op] += p.strides[op][1];
+    }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 2;
+  const unsigned tiled_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 0) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 1) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const long long step = 4 * p.strides[1][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile1[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile1[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const long long direct_step0 = 4 * p.strides[0][1];
+  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const long long direct_step1 = 4 * p.strides[1][1];
+  auto* dst0 = out0 + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step0 = 4 * p.strides[OUT][1];
+  auto* dst1 = out1 + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
+  const long long out_step1 = 4 * p.strides[OUT + 1][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])), res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])), res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 2;
+  const unsigned tiled_mask = lane_mask;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 0) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  if ((tiled_mask >> 1) & 1u) {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const long long step = 4 * p.strides[1][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile1[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile1[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const long long direct_step0 = 4 * p.strides[0][1];
+  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const long long direct_step1 = 4 * p.strides[1][1];
+  auto* dst0 = out0 + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step0 = 4 * p.strides[OUT][1];
+  auto* dst1 = out1 + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
+  const long long out_step1 = 4 * p.strides[OUT + 1][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { float res0; float res1; jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]), res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) { float res0; float res1; jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]), res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s2(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+  extern __shared__ __align__(16) unsigned char jitvec_tiles[];
+  constexpr int OUT = 2;
+  const long long cols = p.sizes[0], rows = p.sizes[1];
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
+  const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
+  unsigned slot = 0;
+  float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
+  {
+    slot += 64 * 65 * sizeof(float);
+    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const long long step = 4 * p.strides[0][0];
+    if (interior) {
+      float v[16];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) v[j] = src[j * step];
+#pragma unroll
+      for (int j = 0; j < 16; ++j) tile0[ty + 4 * j][tx] = v[j];
+    } else {
+#pragma unroll 1
+      for (int j = 0; j < 16; ++j)
+        if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile0[ty + 4 * j][tx] = src[j * step];
+    }
+  }
+  __syncthreads();
+  const long long r = r0 + ty, c = c0 + tx;
+  auto* dst0 = out0 + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  const long long out_step0 = 4 * p.strides[OUT][1];
+  auto* dst1 = out1 + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
+  const long long out_step1 = 4 * p.strides[OUT + 1][1];
+  if (interior) {
+#pragma unroll
+    for (int j = 0; j < 16; ++j) { float res0; float res1; jitvec_apply(tile0[tx][ty + 4 * j], s1, res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
+  } else {
+#pragma unroll 1
+    for (int j = 0; j < 16; ++j)
+      if (r + 4 * j < rows && c < cols) { float res0; float res1; jitvec_apply(tile0[tx][ty + 4 * j], s1, res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
+  }
+}
