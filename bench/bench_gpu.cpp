@@ -50,6 +50,7 @@
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
 #include "bench_graph.hpp"
+#include "bench_fusion.hpp"
 #include "bench_gufunc.hpp"
 #include "bench_dtypes.hpp"
 #include "bench_layouts.hpp"
@@ -149,6 +150,9 @@ class GpuBench {
         {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
         [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
     bench::run_gufunc_cases(  // issue 11: outer and the gufunc dot (bench_gufunc.hpp)
+        {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
+        [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
+    bench::run_fusion_cases(  // issue 13: fused chains (bench_fusion.hpp)
         {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
         [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
     bench::run_multi_output_cases(  // issue 10: two outputs in one pass (bench_multi_output.hpp)

@@ -223,6 +223,7 @@ def targets(records):
     results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
                                 "cpu_gaussian_pdf_single", 2.0))
     return (results + layout_targets(records) + graph_targets(records) + gufunc_targets(records)
+            + fusion_targets(records))
             + dtype_targets(records)
             + reduce_targets(records))
 
@@ -300,6 +301,36 @@ def gufunc_targets(records):
             best = min(peers, key=lambda p: p["time_ms"])
             text += f"; fastest peer {best['system']} {best['ratio']:.3f}"
         results.append((label,) + verdict(r, r is not None and value >= minimum, text))
+    return results
+
+
+def fusion_targets(records):
+    """Issue 13: fused chains (bench_fusion.hpp, peers_fusion.py): the fused call against the
+    three separate jitvec calls (>= 2.5x) and against three CuPy ElementwiseKernels (>= 5x)."""
+    results = []
+    for chain in ("chain3", "chain3_wide"):
+        fused = find(records, f"fusion_{chain}_fused", largest=True)
+        r = find(records, f"fusion_{chain}_speedup", largest=True)
+        text = ""
+        if r is not None and r.get("ratio"):
+            text = (f"{r['ratio']:.2f}x (need >= 2.5; the bytes allow "
+                    f"{(r.get('extra') or {}).get('ideal_speedup', 0):.1f}x)")
+            if fused is not None:
+                text += f"; fused at {fused['ratio']:.3f} of DtoD"
+        results.append((f"issue 13: fused {chain} >= 2.5x the three separate jitvec calls",)
+                       + verdict(r, r is not None and (r.get("ratio") or 0) >= 2.5, text))
+        cupy = find(records, f"fusion_{chain}_separate", system="cupy-elementwise", largest=True)
+        ok, text = False, "no CuPy figure"
+        if fused is not None and cupy is not None and usable(cupy) and fused.get("time_ms"):
+            speedup = cupy["time_ms"] / fused["time_ms"]
+            ok = speedup >= 5.0
+            text = (f"{speedup:.2f}x (need >= 5) against three ElementwiseKernels "
+                    f"({cupy['time_ms']:.2f} ms)")
+            hand = find(records, f"fusion_{chain}_fused", system="cupy-handfused", largest=True)
+            if hand is not None and usable(hand) and hand.get("time_ms"):
+                text += f"; CuPy fused by hand {hand['time_ms']:.2f} ms"
+        results.append((f"issue 13: fused {chain} >= 5x CuPy ElementwiseKernels",)
+                       + (verdict(fused, ok, text) if cupy is not None else ("n/a", text)))
     return results
 
 

@@ -94,7 +94,18 @@ class Engine {
   Ufunc vectorize(const std::string& name, const std::vector<std::string>& signatures,
                   const std::string& source, const VectorizeOptions& options = {});
 
-  /// Reads helpers and ufuncs from a TOML definition file (see README); returns the ufuncs
+  /// Composes registered ufuncs into one ufunc that runs as one kernel, e.g.
+  /// `fuse("fgh", "h(g(f(x, y), z))")`: its inputs are the expression's names (x, y, z, in
+  /// order of first appearance); numbers in the expression are weak scalars. Each call resolves
+  /// types stage by stage as separate calls would and gives their result (bit for bit on
+  /// integers, the same rounding on floats), with the intermediates kept in registers. A stage
+  /// may be a fused ufunc. `options`: the default target and the origin for messages. Throws
+  /// DefinitionError (a malformed expression, with its column; an unknown ufunc, with the
+  /// closest name; stages that never compose). See README, "Fusion".
+  Ufunc fuse(const std::string& name, const std::string& expression,
+             const VectorizeOptions& options = {});
+
+  /// Reads helpers, ufuncs and fusions from a TOML definition file (see README); returns the ufuncs
   /// it defined. Errors name the file, line and entry.
   std::vector<Ufunc> load_definitions(const std::filesystem::path& file);
 

@@ -34,7 +34,9 @@ namespace {
 
 constexpr std::string_view kHelpersTable = "device_functions";
 constexpr std::string_view kUfuncsTable = "ufuncs";
-constexpr std::array<std::string_view, 2> kTopLevelTables = {kHelpersTable, kUfuncsTable};
+constexpr std::string_view kFusionsTable = "fusions";
+constexpr std::array<std::string_view, 3> kTopLevelTables = {kHelpersTable, kUfuncsTable,
+                                                              kFusionsTable};
 constexpr std::array<std::string_view, 1> kHelperKeys = {"source"};
 constexpr std::string_view kGufuncsTable = "gufuncs";  // generalized ufuncs (engine/gufunc.hpp)
 constexpr std::array<std::string_view, 3> kGufuncKeys = {"signatures", "layout", "source"};
@@ -42,6 +44,7 @@ constexpr std::array<std::string_view, 5> kUfuncKeys = {"signatures", "targets",
                                                           "methods"};
 // The ufunc methods whose loops `methods` may ask `jitvec compile` to build (issue 11).
 constexpr std::array<std::string_view, 2> kMethodNames = {"reduce", "accumulate"};
+constexpr std::array<std::string_view, 2> kFusionKeys = {"expression", "targets"};
 constexpr std::array<std::string_view, 3> kTargetNames = {"cuda", "cpu", "parallel"};
 
 // C++17 keywords and alternative tokens, plus C++20's (so a later -std does not break a file).
@@ -145,14 +148,14 @@ class DefinitionParser {
         parse_gufuncs(top);
         continue;
       }
-      if (top.key != kHelpersTable && top.key != kUfuncsTable) {
+      if (top.key != kHelpersTable && top.key != kUfuncsTable && top.key != kFusionsTable) {
         const auto hint = closest(top.key, kTopLevelTables);
         fail(top.position.line, "",
              fmt::format("unknown top-level {} '{}'{}; a definition file holds only "
-                         "[{}.NAME] and [{}.NAME] tables",
+                         "[{}.NAME], [{}.NAME] and [{}.NAME] tables",
                          top.node->is_table() ? "table" : "key", top.key,
                          hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
-                         kHelpersTable, kUfuncsTable));
+                         kHelpersTable, kUfuncsTable, kFusionsTable));
       }
       const toml::table* group = top.node->as_table();
       if (group == nullptr) {
@@ -163,8 +166,10 @@ class DefinitionParser {
       for (const Entry& entry : entries_in_file_order(*group)) {
         if (top.key == kHelpersTable) {
           parse_helper(entry);
-        } else {
+        } else if (top.key == kUfuncsTable) {
           parse_ufunc(entry);
+        } else {
+          parse_fusion(entry);
         }
       }
     }
@@ -328,18 +333,7 @@ class DefinitionParser {
          read_string_array(entry, table, label, "signatures", /*required=*/true)) {
       signatures.push_back(std::move(item.value));
     }
-    std::vector<std::string> targets;
-    for (StringItem& item : read_string_array(entry, table, label, "targets", /*required=*/false)) {
-      if (std::find(kTargetNames.begin(), kTargetNames.end(), item.value) == kTargetNames.end()) {
-        fail(item.line, label,
-             fmt::format("unknown target '{}' (targets are {})", item.value,
-                         quoted_list(kTargetNames)));
-      }
-      if (std::find(targets.begin(), targets.end(), item.value) != targets.end()) {
-        fail(item.line, label, fmt::format("target '{}' is listed twice", item.value));
-      }
-      targets.push_back(std::move(item.value));
-    }
+    std::vector<std::string> targets = read_targets(entry, table, label);
     auto [source, origin] = read_source(entry, table, label);
     result_.ufuncs.push_back(UfuncDefinition{std::string(entry.key), std::move(signatures),
                                              std::move(source), std::move(targets),
@@ -374,6 +368,40 @@ class DefinitionParser {
     }
   }
 
+
+  // The entry's optional `targets`: known target names, each once.
+  std::vector<std::string> read_targets(const Entry& entry, const toml::table& table,
+                                        const std::string& label) const {
+    std::vector<std::string> targets;
+    for (StringItem& item : read_string_array(entry, table, label, "targets", /*required=*/false)) {
+      if (std::find(kTargetNames.begin(), kTargetNames.end(), item.value) == kTargetNames.end()) {
+        fail(item.line, label,
+             fmt::format("unknown target '{}' (targets are {})", item.value,
+                         quoted_list(kTargetNames)));
+      }
+      if (std::find(targets.begin(), targets.end(), item.value) != targets.end()) {
+        fail(item.line, label, fmt::format("target '{}' is listed twice", item.value));
+      }
+      targets.push_back(std::move(item.value));
+    }
+    return targets;
+  }
+
+  void parse_fusion(const Entry& entry) {
+    const std::string label = fmt::format("{}.{}", kFusionsTable, entry.key);
+    const toml::table& table = check_entry(entry, label, kFusionKeys);
+    std::vector<std::string> targets = read_targets(entry, table, label);
+    const toml::node* node = table.get("expression");
+    if (node == nullptr) fail(entry.position.line, label, "missing 'expression'");
+    const auto* expression = node->as_string();
+    if (expression == nullptr) {
+      fail(node->source().begin.line, label,
+           fmt::format("'expression' must be a string, not {}", type_name(*node)));
+    }
+    result_.fusions.push_back(FusionDefinition{
+        std::string(entry.key), expression->get(), std::move(targets),
+        SourceOrigin{file_, static_cast<int>(node->source().begin.line)}});
+  }
 
   // The file line of a string value's first character: the value's own line, or the next one
   // when it is a multi-line string whose opening delimiter ends its line (TOML trims that

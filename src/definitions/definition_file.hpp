@@ -20,10 +20,14 @@
 //     __device__ float polar_distance(float rho1, float theta1, float rho2, float theta2) { ... }
 //     '''
 //
-// This file turns such text into plain structs, checking the file's shape: only those two
+//     [fusions.gauss_then_scale]          # optional: ufuncs fused into one kernel (Engine::fuse)
+//     expression = "scale(gaussian_pdf(x, mu, sigma), k)"
+//     targets = ["cuda"]                 # optional, as for ufuncs
+//
+// This file turns such text into plain structs, checking the file's shape: only those
 // top-level tables, only the known keys, values of the right types, target names jitvec knows,
-// names that are C++ identifiers and unique across helpers and ufuncs. It does not parse the
-// signatures (the engine does, with jitvec::Signature::parse) nor compile anything.
+// names that are C++ identifiers and unique across helpers, ufuncs and fusions. It does not
+// parse the signatures or expressions (the engine does) nor compile anything.
 // Every error is a jitvec::DefinitionError whose message reads
 //     samples/x.toml:12: ufuncs.polar_distance: 'signatures' must be an array of strings
 // and TOML syntax errors carry the column too (samples/x.toml:12:7: ...).
@@ -84,11 +88,23 @@ struct GufuncDefinition {
   SourceOrigin origin;
 };
 
+/// A `[fusions.NAME]` entry: registered ufuncs composed into one (Engine::fuse).
+struct FusionDefinition {
+  std::string name;
+  /// The expression as written, "h(g(f(x, y), z))" (parsed by the engine).
+  std::string expression;
+  /// As UfuncDefinition::targets.
+  std::vector<std::string> targets;
+  /// The line of the `expression` value.
+  SourceOrigin origin;
+};
+
 /// Everything one definition file defines, each list in file order.
 struct DefinitionSet {
   std::vector<HelperDefinition> helpers;
   std::vector<UfuncDefinition> ufuncs;
   std::vector<GufuncDefinition> gufuncs;
+  std::vector<FusionDefinition> fusions;
 };
 
 /// The most bytes of definitions read from one file (16 MiB): a larger file (or an endless

@@ -16,6 +16,7 @@
 #include "cuda/device.hpp"
 #include "definitions/definition_file.hpp"
 #include "engine/engine_impl.hpp"
+#include "engine/fusion.hpp"
 #include "launch/strided_params.hpp"
 
 namespace jitvec {
@@ -344,7 +345,17 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
       return 0;
     });
   }
+  for (const auto& f : set.fusions) {  // after the ufuncs, which they compose
+    defined.push_back(located(f.origin, "fusions." + f.name, [&] {
+      return fuse(f.name, f.expression, VectorizeOptions{std::nullopt, f.origin.file, f.origin.line});
+    }));
+  }
   return defined;
+}
+
+Ufunc Engine::fuse(const std::string& name, const std::string& expression,
+                   const VectorizeOptions& options) {
+  return engine::fuse(*impl_, impl_, name, expression, options);
 }
 
 Ufunc Engine::ufunc(const std::string& name) const { return Ufunc(impl_->find_ufunc(name)); }

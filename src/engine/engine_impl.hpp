@@ -41,7 +41,7 @@
 #include "jitvec/engine.hpp"
 
 namespace jitvec::engine {
-
+struct Fusion;  // engine/fusion.hpp
 }  // namespace jitvec::engine
 
 namespace jitvec::detail {
@@ -70,6 +70,9 @@ class UfuncImpl {
   const std::vector<Signature> signatures;
   const codegen::UfuncSource source;
   const std::optional<Target> target;
+  /// Set (before the ufunc is published) for a fused ufunc: Ufunc::call goes to
+  /// engine::call_fusion (engine/fusion.hpp).
+  std::shared_ptr<const engine::Fusion> fusion;
   /// VectorizeOptions::identity (reduce of an empty axis); set before the ufunc is published.
   std::optional<double> identity;
   /// The methods whose modules `jitvec compile` builds ("reduce", "accumulate": a definition

@@ -11,6 +11,7 @@
 #include "compile/nvrtc_compiler.hpp"
 #include "definitions/definition_file.hpp"
 #include "engine/engine_impl.hpp"
+#include "engine/fusion.hpp"
 #include "engine/gufunc.hpp"
 #include "engine/loop_builder.hpp"
 #include "engine/reduction.hpp"
@@ -30,11 +31,14 @@ DefinedTargets load_definition_files(Engine& engine,
   for (const auto& file : files) {
     engine.load_definitions(file);
     // The definition file parser has already checked that every name is a known target.
-    for (const auto& ufunc : definitions::parse_definition_file(file).ufuncs) {
-      if (ufunc.targets.empty()) continue;
-      std::vector<Target>& targets = defined[ufunc.name];
-      for (const std::string& name : ufunc.targets) append_once(targets, *parse_target(name));
-    }
+    const definitions::DefinitionSet set = definitions::parse_definition_file(file);
+    auto add = [&](const std::string& entry, const std::vector<std::string>& names) {
+      if (names.empty()) return;
+      std::vector<Target>& targets = defined[entry];
+      for (const std::string& name : names) append_once(targets, *parse_target(name));
+    };
+    for (const auto& ufunc : set.ufuncs) add(ufunc.name, ufunc.targets);
+    for (const auto& fusion : set.fusions) add(fusion.name, fusion.targets);
   }
   return defined;
 }
@@ -148,7 +152,8 @@ PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
     const LoopDefinition definition = !job.method.empty()
         ? reduction_loop_definition(impl, *ufunc, reduction_spec(loop, loop.args[0], loop.results[0]))
         : impl.loop_definition(
-        *ufunc, codegen::LoopSpec::exact(ufunc->signatures[job.signature_index]));
+        *exact_loop_ufunc(ufunc, job.signature_index),  // a fused ufunc's variant (fusion.hpp)
+        codegen::LoopSpec::exact(ufunc->signatures[job.signature_index]));
     const BuildOrigin origin =
         job.target == Target::cuda
             ? build_cuda_loop(definition, job.arch, impl.disk(), impl.counters).origin

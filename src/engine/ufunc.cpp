@@ -5,6 +5,7 @@
 #include "engine/call_plan.hpp"
 #include "engine/cuda_launcher.hpp"
 #include "engine/engine_impl.hpp"
+#include "engine/fusion.hpp"
 #include "engine/graph_capture.hpp"
 #include "engine/host_launcher.hpp"
 #include "engine/out_overlap.hpp"
@@ -46,6 +47,10 @@ int nout_of(const detail::UfuncImpl& ufunc) {
 
 // Plans and runs one call; results[j] receives output j.
 void call_into(detail::UfuncImpl& ufunc, const Arg* args, std::size_t count, Array* results) {
+  if (ufunc.fusion) {
+    results[0] = engine::call_fusion(ufunc, args, count);  // engine/fusion.hpp
+    return;
+  }
   Engine::Impl& engine = ufunc.engine;
   engine.calls++;
   engine::CallPlan plan = engine::make_call_plan(ufunc, engine.default_target(), args, count);
@@ -101,10 +106,12 @@ void Ufunc::precompile(std::size_t signature_index, Target target) const {
                                     ufunc.name, ufunc.signatures.size(), signature_index));
   }
   const codegen::LoopSpec spec = codegen::LoopSpec::exact(ufunc.signatures[signature_index]);
+  // A fused ufunc's loop is its variant's (engine/fusion.hpp).
+  const detail::UfuncImpl& loop_ufunc = *engine::exact_loop_ufunc(impl_, signature_index);
   if (target == Target::cuda) {
-    ufunc.engine.cuda_loop(ufunc, spec, 0);
+    ufunc.engine.cuda_loop(loop_ufunc, spec, 0);
   } else {
-    ufunc.engine.host_loop(ufunc, spec);
+    ufunc.engine.host_loop(loop_ufunc, spec);
   }
 }
 
