@@ -223,9 +223,9 @@ def targets(records):
     results.append(ratio_target(records, "issue 4: cpu >= 2x faster than naive multi-pass",
                                 "cpu_gaussian_pdf_single", 2.0))
     return (results + layout_targets(records) + graph_targets(records) + gufunc_targets(records)
-            + fusion_targets(records))
-            + dtype_targets(records)
+            + dtype_targets(records) + fusion_targets(records) + multi_output_targets(records)
             + reduce_targets(records))
+
 
 def reduce_targets(records):
     """Issue 11: reduce and accumulate (bench_reduce.hpp) against the copy of their bytes, with
@@ -248,7 +248,6 @@ def reduce_targets(records):
     results.append(ratio_target(records, "issue 11: parallel sum-reduce >= 0.8 of a threaded read-only sweep",
                                 "cpu_sum_reduce_parallel", 0.8))
     return results
-
 
 
 def dtype_targets(records):
@@ -608,4 +607,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main() + multi_output_targets(records))
+    sys.exit(main())

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fast_interop.hpp"
 #include "py_array.hpp"
 
 namespace nb = nanobind;
@@ -205,7 +206,8 @@ jitvec::Array import_dlpack(const Slot& s, std::uintptr_t stream, bool same_stre
                                         : nb::object(nb::int_(protocol_stream(stream)));
   TypeInfo& info = *s.info;
   nb::object capsule;
-  if (info.dlpack_versioned != 0) {
+  if (same_stream && info.lib == Lib::torch) capsule = torch_capsule(nb::handle(s.obj));
+  if (!capsule.is_valid() && info.dlpack_versioned != 0) {
     PyObject* call_args[] = {s.obj, stream_arg.ptr(), g->max_version.ptr()};
     capsule = nb::steal(PyObject_VectorcallMethod(name, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
                                                   g->kwnames_stream_version.ptr()));
@@ -349,10 +351,16 @@ Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
     s.kind = Kind::buffer;
   } else if (s.info->dlpack) {
     s.kind = Kind::dlpack;
-    nb::tuple dev = nb::cast<nb::tuple>(nb::handle(obj).attr("__dlpack_device__")());
-    const int type_code = nb::cast<int>(dev[0]);
-    s.device = type_code == kDLCUDA || type_code == kDLCUDAManaged;
-    s.device_id = nb::cast<int>(dev[1]);
+    if (s.info->lib == Lib::torch) {  // torch's __dlpack_device__ is Python code: ~1 us
+      const TorchPlace place = torch_place(nb::handle(obj));
+      s.device = place.cuda;
+      s.device_id = place.device;
+    } else {
+      nb::tuple dev = nb::cast<nb::tuple>(nb::handle(obj).attr("__dlpack_device__")());
+      const int type_code = nb::cast<int>(dev[0]);
+      s.device = type_code == kDLCUDA || type_code == kDLCUDAManaged;
+      s.device_id = nb::cast<int>(dev[1]);
+    }
   } else if (s.info->cai) {
     s.kind = Kind::cai;
     s.device = true;
@@ -405,13 +413,24 @@ void push_scalar(std::vector<jitvec::Arg>& args, PyObject* obj, int position) {
   }
 }
 
-nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot* decider) {
+// `on_library_stream`: the call ran on the current stream of the decider's library, so the
+// result needs no stream handshake and takes the library's direct constructor (fast_interop).
+nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot* decider,
+                       bool on_library_stream) {
   if (!decider) {  // scalars only: a NumPy scalar, as NumPy's ufuncs give
     nb::object arr = to_numpy(result);
     return arr[nb::tuple()];
   }
   if (decider->kind == Kind::buffer && !result.is_device()) return to_numpy(result);
+  if (on_library_stream && decider->info && decider->info->lib == Lib::torch) {
+    nb::object tensor = torch_tensor(result);
+    if (tensor.is_valid()) return tensor;
+  }
   nb::object wrapped = nb::cast(PyArray{std::move(result), stream});
+  if (on_library_stream && decider->info && decider->info->lib == Lib::cupy) {
+    nb::object array = cupy_ndarray(wrapped, nb::cast<const PyArray&>(wrapped).array);
+    if (array.is_valid()) return array;
+  }
   const bool has_converter = decider->kind != Kind::jitvec_array && decider->info &&
                              !decider->info->from_dlpack.is_none();
   return has_converter ? decider->info->from_dlpack(wrapped) : wrapped;
@@ -521,6 +540,8 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
     call_args.emplace_back(jitvec::target(*t));
   }
 
+  const bool on_library_stream = stream_library && decider && decider->info &&
+                                 decider->info->lib == stream_library->lib;
   if (nout > 1) {  // a tuple of the outputs: out='s own objects, or the new arrays
     std::vector<jitvec::Array> results;
     {
@@ -530,7 +551,7 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
     nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(results.size())));
     for (std::size_t j = 0; j < results.size(); ++j) {
       nb::object item = outs ? nb::borrow(out_objects[j])
-                             : wrap_result(std::move(results[j]), stream, decider);
+                             : wrap_result(std::move(results[j]), stream, decider, on_library_stream);
       PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(j), item.release().ptr());
     }
     return tuple;
@@ -541,7 +562,7 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
     result = self.ufunc.call(call_args.data(), call_args.size());
   }
   if (outs) return nb::borrow(out_objects[0]);
-  return wrap_result(std::move(result), stream, decider);
+  return wrap_result(std::move(result), stream, decider, on_library_stream);
 }
 
 nb::object as_jitvec_array(nb::handle obj) {

@@ -340,8 +340,6 @@ class DefinitionParser {
                                              std::move(origin), std::nullopt, {}});
     read_reduction_keys(table, label, result_.ufuncs.back());
   }
-    read_reduction_keys(table, label, result_.ufuncs.back());
-  }
 
   // The entry's optional `identity` (a number) and `methods` (known method names, each once).
   void read_reduction_keys(const toml::table& table, const std::string& label, UfuncDefinition& def) const {
@@ -367,7 +365,6 @@ class DefinitionParser {
       def.methods.push_back(std::move(item.value));
     }
   }
-
 
   // The entry's optional `targets`: known target names, each once.
   std::vector<std::string> read_targets(const Entry& entry, const toml::table& table,

@@ -41,6 +41,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,17 +78,6 @@ struct UfuncDefinition {
   std::vector<std::string> methods;
 };
 
-/// A `[gufuncs.NAME]` entry: a generalized ufunc (Engine::guvectorize).
-struct GufuncDefinition {
-  std::string name;
-  /// The signature strings as written ("void(float32[:], float32[:], float32)"), at least one.
-  std::vector<std::string> signatures;
-  /// The layout as written, "(n),(n)->()".
-  std::string layout;
-  std::string source;
-  SourceOrigin origin;
-};
-
 /// A `[fusions.NAME]` entry: registered ufuncs composed into one (Engine::fuse).
 struct FusionDefinition {
   std::string name;
@@ -96,6 +86,17 @@ struct FusionDefinition {
   /// As UfuncDefinition::targets.
   std::vector<std::string> targets;
   /// The line of the `expression` value.
+  SourceOrigin origin;
+};
+
+/// A `[gufuncs.NAME]` entry: a generalized ufunc (Engine::guvectorize).
+struct GufuncDefinition {
+  std::string name;
+  /// The signature strings as written ("void(float32[:], float32[:], float32)"), at least one.
+  std::vector<std::string> signatures;
+  /// The layout as written, "(n),(n)->()".
+  std::string layout;
+  std::string source;
   SourceOrigin origin;
 };
 

@@ -340,14 +340,14 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
   }
   for (const auto& g : set.gufuncs) {  // generalized ufuncs: Engine::gufunc(name) returns them
     located(g.origin, "gufuncs." + g.name, [&] {
-      VectorizeOptions opts{std::nullopt, g.origin.file, g.origin.line};
+      VectorizeOptions opts{std::nullopt, g.origin.file, g.origin.line, std::nullopt};
       guvectorize(g.name, g.signatures, g.layout, g.source, opts);
       return 0;
     });
   }
   for (const auto& f : set.fusions) {  // after the ufuncs, which they compose
     defined.push_back(located(f.origin, "fusions." + f.name, [&] {
-      return fuse(f.name, f.expression, VectorizeOptions{std::nullopt, f.origin.file, f.origin.line});
+      return fuse(f.name, f.expression, VectorizeOptions{std::nullopt, f.origin.file, f.origin.line, std::nullopt});
     }));
   }
   return defined;

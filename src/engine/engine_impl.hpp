@@ -79,14 +79,13 @@ class UfuncImpl {
   /// file's `methods`).
   std::vector<std::string> methods;
 
-
   // Caches of loaded loops: filling them does not change what the ufunc is.
   mutable engine::LoopTable<engine::CudaLoop> cuda_loops;
   mutable engine::LoopTable<engine::HostLoop> host_loops;
-  /// Its reduce/accumulate modules (engine/reduction.hpp).
-  mutable engine::MethodModules reduction_modules;
   /// Loaded modules of this ufunc's at() (engine/ufunc_at.hpp).
   mutable engine::MethodModules method_modules;
+  /// Its reduce/accumulate modules (engine/reduction.hpp).
+  mutable engine::MethodModules reduction_modules;
 };
 
 }  // namespace jitvec::detail
