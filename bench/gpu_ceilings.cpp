@@ -1,5 +1,7 @@
 #include "gpu_ceilings.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -43,6 +45,12 @@ DeviceCopyCeiling::DeviceCopyCeiling(const jitvec::Array& random_source, CUstrea
       large_(large),
       small_(small),
       timer_(random_source.device(), stream) {}
+
+const Record& DeviceCopyCeiling::measure_capped(double total_bytes) {
+  const double available =
+      static_cast<double>(source_.size()) * static_cast<double>(jitvec::dtype_size(source_.dtype()));
+  return measure(std::min(total_bytes, 2.0 * available));
+}
 
 const Record& DeviceCopyCeiling::measure(double total_bytes) {
   const auto copy_bytes = static_cast<std::size_t>(total_bytes / 2.0);

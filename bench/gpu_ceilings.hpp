@@ -35,6 +35,10 @@ class DeviceCopyCeiling {
   /// The copy that reads `total_bytes / 2` and writes as many, measured at the first request
   /// for that byte count.
   const Record& measure(double total_bytes);
+  /// measure(), capped at the largest copy the source allows: for byte counts past it (a
+  /// case whose operands together exceed the source), whose bandwidth no longer depends on
+  /// the size at these gigabytes.
+  const Record& measure_capped(double total_bytes);
   /// Every copy measured so far, in order of size.
   std::vector<Record> records() const;
 
