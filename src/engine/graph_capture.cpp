@@ -23,16 +23,6 @@ std::atomic<int> captures_in_process{0};
 
 const void* as_pointer(CUstream stream) { return static_cast<const void*>(stream); }
 
-// The call's out= arrays (null where none was given) and how many outputs the ufunc has: every
-// output of a ufunc of several outputs (CallPlan::outs, where the plan has them) or the one out=.
-template <class Plan>
-auto outputs_of(const Plan& plan, int) -> decltype(plan.outs, std::pair<int, const Array* const*>()) {
-  return {plan.nout, plan.outs.data()};
-}
-template <class Plan> std::pair<int, const Array* const*> outputs_of(const Plan& plan, long) {
-  return {1, &plan.out};
-}
-
 // Why device work cannot run here, or empty when a GPU is usable.
 std::string why_no_gpu() {
   if (cuda::device_count() > 0) return {};
@@ -93,7 +83,8 @@ void join_capture(const detail::UfuncImpl& ufunc, CallPlan& plan, ActiveCapture&
   for (int k = 0; k < plan.nin; ++k) {
     if (plan.inputs[k]) check_array(*plan.inputs[k], fmt::format("argument {}", k + 1));
   }
-  const auto [nout, outs] = outputs_of(plan, 0);
+  const int nout = plan.nout;  // the call's out= arrays: null where none was given
+  const auto& outs = plan.outs;
   for (int j = 0; j < nout; ++j) {
     if (!outs[j]) {
       throw ArgumentError(fmt::format(

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/strided_copy.hpp"
+#include "cpu/host_fault.hpp"
 #include "cuda/context.hpp"
 #include "cuda/launch.hpp"
 #include "engine/call_plan.hpp"
@@ -272,6 +273,12 @@ GufuncCall plan_call(const GufuncImpl& g, const Arg* args, std::size_t count) {
                                         "dimensions {} need an array",
                                         g.name, k + 1, core_text(g, k)));
       }
+      if (dtype_size(types[k]) > sizeof(std::uint64_t)) {  // the kernels' scalar slots: 8 bytes
+        throw ArgumentError(fmt::format("gufunc '{}': argument {} is a scalar of the loop's type {}, "
+                                        "wider than the 8 bytes a gufunc scalar travels in; pass "
+                                        "it as a 0-d array instead",
+                                        g.name, k + 1, dtype_name(types[k])));
+      }
       convert_scalar(inputs[k]->scalar(), types[k], op.scalar);
       continue;
     }
@@ -521,7 +528,13 @@ std::vector<Array> run_gufunc(const GufuncImpl& g, const Arg* args, std::size_t 
       const auto entry = reinterpret_cast<kernels::GufuncHostEntry>(
           staged ? module->module.symbol(kernels::kGufuncHostStagedSymbol) : module->entry);
       const void* image = &params;
-      auto run = [entry, image](std::int64_t begin, std::int64_t end) { entry(image, begin, end); };
+      // Guarded: an integer division by zero in the user's function is a jitvec::Error, not
+      // SIGFPE (cpu/host_fault.hpp).
+      const std::string& name = g.name;
+      const Target target = call.target;
+      auto run = [entry, image, &name, target](std::int64_t begin, std::int64_t end) {
+        cpu::call_host_entry(entry, image, begin, end, name, target_name(target));
+      };
       const std::int64_t range = staged ? blocks : params.n;
       if (call.target == Target::parallel) {
         g.engine.thread_pool().parallel_for(0, range, staged ? kMinChunk / kernels::kGufuncStageBlock : kMinChunk, run);

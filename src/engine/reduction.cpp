@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/strided_copy.hpp"
+#include "cpu/host_fault.hpp"
 #include "cuda/context.hpp"
 #include "cuda/launch.hpp"
 #include "engine/engine_impl.hpp"
@@ -188,18 +189,37 @@ Array finish(Placement& at, const Array& x, const std::optional<Array>& out, Str
   return *out;
 }
 
+// entry(params, begin, end) guarded against integer division faults in the user's function
+// (cpu/host_fault.hpp): a fault is a jitvec::Error naming the ufunc and the target, not SIGFPE.
+void call_guarded(kernels::ReductionEntry entry, const ReductionParams* params, std::int64_t begin,
+                  std::int64_t end, const std::string& ufunc_name, Target target) {
+  struct Call {
+    kernels::ReductionEntry entry;
+    const ReductionParams* params;
+    long long begin, end;
+  } call{entry, params, begin, end};
+  const bool faulted = cpu::run_catching_division_faults(
+      [](void* context) {
+        const Call& c = *static_cast<const Call*>(context);
+        c.entry(c.params, c.begin, c.end);
+      },
+      &call);
+  if (faulted) throw Error(cpu::division_fault_message(ufunc_name, target_name(target)));
+}
+
 // Runs `entry` over [0, items): at once (cpu) or over the thread pool (parallel); the items are
 // the same either way, so is the result.
-void run_items(Engine::Impl& engine, Target target, kernels::ReductionEntry entry,
-               const ReductionParams& p, std::int64_t items, std::int64_t elements_per_item) {
+void run_items(Engine::Impl& engine, Target target, const std::string& ufunc_name,
+               kernels::ReductionEntry entry, const ReductionParams& p, std::int64_t items,
+               std::int64_t elements_per_item) {
   const ReductionParams* params = &p;
   if (target == Target::parallel) {
     const std::int64_t min_items = std::max<std::int64_t>(1, (1 << 15) / std::max<std::int64_t>(1, elements_per_item));
     engine.thread_pool().parallel_for(0, items, min_items, [&](std::int64_t b, std::int64_t e) {
-      entry(params, b, e);
+      call_guarded(entry, params, b, e, ufunc_name, target);
     });
   } else {
-    entry(params, 0, items);
+    call_guarded(entry, params, 0, items, ufunc_name, target);
   }
 }
 
@@ -458,7 +478,7 @@ Array reduce(const detail::UfuncImpl& ufunc, const Array& x, const ReduceOptions
       name = rows ? (passes[i].reads_partials ? kernels::kHostReduceRowsPartial : kernels::kHostReduceRows)
                   : (passes[i].reads_partials ? kernels::kHostReduceColsPartial : kernels::kHostReduceCols);
       auto module = host_method(engine, ufunc.reduction_modules, spec, method);
-      run_items(engine, target, host_entry(*module, name), p, items,
+      run_items(engine, target, ufunc.name, host_entry(*module, name), p, items,
                 rows ? p.chunk : p.chunk * kernels::kCudaBlock);
     }
     source = p.out;
@@ -537,13 +557,13 @@ Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,
   }
   auto module = host_method(engine, ufunc.reduction_modules, spec, method);
   if (kind == ScanKind::lines) {
-    run_items(engine, target, host_entry(*module, kernels::kHostScanLines), p, p.outputs, p.length);
+    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanLines), p, p.outputs, p.length);
   } else {
     const Array work = Array::empty(acc, Shape{tiles});
     p.work = work.data();
-    run_items(engine, target, host_entry(*module, kernels::kHostScanAggregates), p, tiles, p.chunk);
-    run_items(engine, target, host_entry(*module, kernels::kHostScanChain), p, p.outputs, p.chunks);
-    run_items(engine, target, host_entry(*module, kernels::kHostScanApply), p, tiles, p.chunk);
+    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanAggregates), p, tiles, p.chunk);
+    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanChain), p, p.outputs, p.chunks);
+    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanApply), p, tiles, p.chunk);
   }
   return at.result;
 }

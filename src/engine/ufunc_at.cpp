@@ -192,6 +192,12 @@ void run_at(detail::UfuncImpl& ufunc, const Arg* args, std::size_t count) {
                                     dtype_name(a.dtype())));
   }
   ScalarSlot scalar{};
+  if (b_scalar && dtype_size(loop.args[1]) > sizeof(std::uint64_t)) {  // at()'s slot: 8 bytes
+    throw ArgumentError(fmt::format("ufunc '{}'.at: b is a scalar of the loop's type {}, wider "
+                                    "than the 8 bytes at()'s scalar travels in; pass it as a "
+                                    "0-d array instead",
+                                    ufunc.name, dtype_name(loop.args[1])));
+  }
   if (b_scalar) convert_scalar(call.b->scalar(), loop.args[1], scalar);
 
   // Every index checked before anything is written; b must broadcast to the updated rows.

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <complex>
 #include <csignal>
 #include <cstdint>
 #include <limits>
@@ -174,4 +175,75 @@ TEST_CASE("an integer division by zero on the GPU does not stop the call; other 
   random_operands(n, a, b);
   for (int z = 0; z < 16; ++z) b[rng()() % n] = 0;
   check_exact(a, b, f(a, b, jitvec::target(Target::cuda)).to_vector<std::int32_t>(), false);
+}
+
+TEST_CASE("an integer division by zero in a reduce combiner, a gufunc or at() is an Error too",
+          "[cpu][parallel][errors][division][reduce][gufunc][at]") {
+  jitvec::cpu::ensure_division_fault_handler();
+  jitvec::Engine& engine = shared_engine();
+  const jitvec::Ufunc div = define("div_reduce_guard", "int32", "/");
+  jitvec::Gufunc ratio_sum = engine.guvectorize(
+      "ratio_sum_guard", {"void(int32[:], int32[:], int32[:])"}, "(n),(n)->()",
+      "__device__ void ratio_sum_guard(jitvec::View<const int, 1> a, jitvec::View<const int, 1> b,\n"
+      "                                jitvec::View<int, 0> r) {\n"
+      "  int s = 0;\n"
+      "  for (long long i = 0; i < a.size(0); ++i) s += a[i] / b[i];\n"
+      "  r() = s;\n"
+      "}");
+  for (Target target : {Target::cpu, Target::parallel}) {
+    INFO("target " << jitvec::target_name(target));
+    // 100 / 5 / 0 / ... : the fold meets the zero.
+    std::vector<std::int32_t> x(50000, 5);
+    x[0] = 100;
+    x[25000] = 0;
+    jitvec::ReduceOptions reduce_options;
+    reduce_options.target = target;
+    CHECK_THROWS_WITH(div.reduce(jitvec::from_vector(x), reduce_options),
+                      Catch::Matchers::Contains("div_reduce_guard") && Catch::Matchers::Contains("division"));
+    std::vector<std::int32_t> a(4 * 1000, 7), b(4 * 1000, 1);
+    b[1234] = 0;
+    CHECK_THROWS_WITH(ratio_sum(jitvec::from_vector(a).reshape({1000, 4}),
+                                jitvec::from_vector(b).reshape({1000, 4}), jitvec::target(target)),
+                      Catch::Matchers::Contains("ratio_sum_guard") && Catch::Matchers::Contains("division"));
+    std::vector<std::int32_t> hist(8, 9), indices{1, 3, 3, 5};
+    jitvec::Array h = jitvec::from_vector(hist);
+    CHECK_THROWS_WITH(div.at(h, jitvec::from_vector(indices), 0, jitvec::target(target)),
+                      Catch::Matchers::Contains("div_reduce_guard") && Catch::Matchers::Contains("division"));
+    // The process lives on and the same functions give exact answers without the zero.
+    b[1234] = 1;
+    const jitvec::Array sums = ratio_sum(jitvec::from_vector(a).reshape({1000, 4}),
+                                         jitvec::from_vector(b).reshape({1000, 4}),
+                                         jitvec::target(target));
+    const std::vector<std::int32_t> got = sums.to_vector<std::int32_t>();
+    REQUIRE(got.size() == 1000);
+    for (std::int32_t v : got) CHECK(v == 28);
+  }
+}
+
+TEST_CASE("a complex128 scalar into gufuncs and at() is refused, not cut to 8 bytes",
+          "[cpu][errors][gufunc][at][dtype]") {
+  jitvec::Engine& engine = shared_engine();
+  jitvec::Gufunc scale = engine.guvectorize(
+      "scale_c16_guard", {"void(complex128[:], complex128, complex128[:])"}, "(n),()->(n)",
+      "__device__ void scale_c16_guard(jitvec::View<const complex128, 1> x,\n"
+      "                                jitvec::View<const complex128, 0> s,\n"
+      "                                jitvec::View<complex128, 1> y) {\n"
+      "  for (long long i = 0; i < x.size(0); ++i) y[i] = x[i] * s();\n"
+      "}");
+  std::vector<std::complex<double>> x(6, {1.0, 2.0});
+  CHECK_THROWS_WITH(scale(jitvec::from_vector(x).reshape({2, 3}), std::complex<double>(0.5, 3.0),
+                          jitvec::target(Target::cpu)),
+                    Catch::Matchers::Contains("scale_c16_guard") && Catch::Matchers::Contains("0-d array"));
+  const jitvec::Ufunc cadd = engine.vectorize(
+      "cadd_c16_guard", {"complex128(complex128, complex128)"},
+      "__device__ complex128 cadd_c16_guard(complex128 a, complex128 b) { return a + b; }");
+  jitvec::Array a = jitvec::from_vector(x);
+  std::vector<std::int64_t> indices{0, 2};
+  CHECK_THROWS_WITH(cadd.at(a, jitvec::from_vector(indices), std::complex<double>(1.0, 1.0),
+                            jitvec::target(Target::cpu)),
+                    Catch::Matchers::Contains("cadd_c16_guard") && Catch::Matchers::Contains("0-d array"));
+  // Nothing was written.
+  for (const std::complex<double>& v : a.to_vector<std::complex<double>>()) {
+    CHECK(v == std::complex<double>(1.0, 2.0));
+  }
 }
