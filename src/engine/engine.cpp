@@ -122,7 +122,7 @@ engine::LoopDefinition Engine::Impl::loop_definition(const detail::UfuncImpl& uf
                                                      const codegen::LoopSpec& spec) const {
   std::shared_lock<std::shared_mutex> lock(registry_mutex);
   return engine::LoopDefinition{&ufunc.source, codegen::helpers_used(ufunc.source.source, helpers),
-                                spec};
+                                spec, std::nullopt};
 }
 
 // A loop's build (disk cache or compiler) and load, with the recovery rule: a cached binary
@@ -227,7 +227,7 @@ detail::UfuncImpl& Engine::Impl::copy_ufunc() {
         *this, nullptr, "jitvec_copy", std::move(signatures),
         codegen::UfuncSource{"jitvec_copy",
                              "template <typename T> __device__ T jitvec_copy(T x) { return x; }",
-                             "", 1},
+                             "", 1, ""},
         Target::cuda);
   });
   return *copy_ufunc_;
