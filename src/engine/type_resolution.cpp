@@ -109,8 +109,6 @@ DType part_of(DType complex_type) {
   return complex_type == DType::complex64 ? DType::float32 : DType::float64;
 }
 
-bool is_unsigned_scalar(const ScalarValue& s) { return dtype_kind(s.type) == DTypeKind::unsigned_int; }
-
 template <class T> void store(ScalarSlot& slot, const T& value) {
   static_assert(sizeof(T) <= sizeof slot.bytes, "a scalar fits its slot");
   std::memset(slot.bytes, 0, sizeof slot.bytes);
