@@ -166,7 +166,7 @@ DLDataType to_dlpack_dtype(DType dtype) {
     case DTypeKind::unsigned_int: return DLDataType{kDLUInt, bits, 1};
     case DTypeKind::signed_int: return DLDataType{kDLInt, bits, 1};
     case DTypeKind::floating:
-      return DLDataType{dtype == DType::bfloat16 ? kDLBfloat : kDLFloat, bits, 1};
+      return DLDataType{static_cast<std::uint8_t>(dtype == DType::bfloat16 ? kDLBfloat : kDLFloat), bits, 1};
     case DTypeKind::complex: return DLDataType{kDLComplex, bits, 1};
   }
   throw Error(fmt::format("to_dlpack: no DLPack type for {}", dtype_name(dtype)));
