@@ -151,22 +151,77 @@ namespace jitvec_types {
   template <class R> struct wide { typedef R type; };
   template <> struct wide<__half> { typedef float type; };
   template <> struct wide<__nv_bfloat16> { typedef float type; };
+
+  // One arithmetic operation of two values of one type R (what `H op B` computes in): the
+  // plain operator for float and double; for the 2-byte floats, NumPy's float32 operation
+  // rounded once to nearest even. For + - * / that is the correctly rounded operation of the
+  // 2-byte type itself (float32 keeps 24 >= 2p + 2 bits, p = 11 for half and 8 for bfloat16, so
+  // rounding twice gives the same bits as rounding once: tests/unit/test_half_native.cpp checks
+  // it), which the GPU has natively: add/sub/mul.rn.f16 from sm_53, .bf16 from sm_90 (older
+  // architectures compute in float). The explicit .rn keeps ptxas from contracting a product
+  // and a sum into one fma: NumPy rounds the product first.
+  JITVEC_FN __half as_half(unsigned short u) { __half h; h.__x = u; return h; }
+  JITVEC_FN __nv_bfloat16 as_bf16(unsigned short u) { __nv_bfloat16 b; b.__x = u; return b; }
+#define JITVEC_NATIVE_OP(H, AS, NAME, PTX)                                                              \
+  JITVEC_FN H NAME(const H& a, const H& b) {                                                           \
+    unsigned short r;                                                                                  \
+    asm(PTX " %0, %1, %2;" : "=h"(r) : "h"(a.__x), "h"(b.__x));                                        \
+    return AS(r);                                                                                      \
+  }
+#define JITVEC_FLOAT_OP(H, NAME, OP) \
+  JITVEC_FN H NAME(const H& a, const H& b) { return H(float(a) OP float(b)); }
+  template <class T> JITVEC_FN T arith_add(const T& a, const T& b) { return a + b; }
+  template <class T> JITVEC_FN T arith_sub(const T& a, const T& b) { return a - b; }
+  template <class T> JITVEC_FN T arith_mul(const T& a, const T& b) { return a * b; }
+  template <class T> JITVEC_FN T arith_div(const T& a, const T& b) { return a / b; }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
+  JITVEC_NATIVE_OP(__half, as_half, arith_add, "add.rn.f16")
+  JITVEC_NATIVE_OP(__half, as_half, arith_sub, "sub.rn.f16")
+  JITVEC_NATIVE_OP(__half, as_half, arith_mul, "mul.rn.f16")
+#else
+  JITVEC_FLOAT_OP(__half, arith_add, +) JITVEC_FLOAT_OP(__half, arith_sub, -) JITVEC_FLOAT_OP(__half, arith_mul, *)
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  JITVEC_NATIVE_OP(__nv_bfloat16, as_bf16, arith_add, "add.rn.bf16")
+  JITVEC_NATIVE_OP(__nv_bfloat16, as_bf16, arith_sub, "sub.rn.bf16")
+  JITVEC_NATIVE_OP(__nv_bfloat16, as_bf16, arith_mul, "mul.rn.bf16")
+#else
+  JITVEC_FLOAT_OP(__nv_bfloat16, arith_add, +) JITVEC_FLOAT_OP(__nv_bfloat16, arith_sub, -)
+  JITVEC_FLOAT_OP(__nv_bfloat16, arith_mul, *)
+#endif
+  JITVEC_FLOAT_OP(__nv_bfloat16, arith_div, /)
+#undef JITVEC_FLOAT_OP
+#undef JITVEC_NATIVE_OP
+  // Half division as float32's quotient rounded to half, without the IEEE float division's
+  // slow-path branch (which keeps ptxas from sharing one reciprocal between the elements of a
+  // vector). The exact quotient of two halves is a half midpoint (then a float, reproduced
+  // exactly) or more than 2 float ulps away from every midpoint (a - b m is a nonzero multiple of
+  // a's or b m's last bit), and q1 below is within 0.5 ulp plus 2^-20 ulp of the exact quotient
+  // (one fma correction of a quotient that a 1-ulp reciprocal gives to 3 ulps), so it rounds to
+  // the same half as the IEEE float quotient. Zeros, infinities and NaNs keep the quotient q0
+  // of the reciprocal, which IEEE's rules give exactly (the correction would make 0 * inf).
+  JITVEC_FN __half arith_div(const __half& a, const __half& b) {
+#ifdef __CUDA_ARCH__
+    const float fa = float(a), fb = float(b);
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fb));
+    const float q0 = __fmul_rn(fa, r);
+    const float q1 = __fmaf_rn(r, __fmaf_rn(-fb, q0, fa), q0);
+    return __half(fabsf(q0) < __int_as_float(0x7f800000) && q0 != 0.0f ? q1 : q0);
+#else
+    return __half(float(a) / float(b));
+#endif
+  }
 }  // namespace jitvec_types
 
 // `H op B` and `B op H` for every B that mix<> accepts; `H op H` and the two 2-byte types mixed
 // are plain functions (the two templates would both match them).
-#define JITVEC_SMALL_FLOAT_OP(H, OP)                                                                   \
+#define JITVEC_SMALL_FLOAT_OP(H, OP, ARITH)                                                            \
   template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
-  JITVEC_FN R operator OP(const H& a, const B& b) {                                                    \
-    typedef typename jitvec_types::wide<R>::type W;                                                   \
-    return R(W(R(a)) OP W(R(b)));                                                                      \
-  }                                                                                                    \
+  JITVEC_FN R operator OP(const H& a, const B& b) { return jitvec_types::ARITH(R(a), R(b)); }         \
   template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
-  JITVEC_FN R operator OP(const B& b, const H& a) {                                                    \
-    typedef typename jitvec_types::wide<R>::type W;                                                   \
-    return R(W(R(b)) OP W(R(a)));                                                                      \
-  }                                                                                                    \
-  JITVEC_FN H operator OP(const H& a, const H& b) { return H(float(a) OP float(b)); }
+  JITVEC_FN R operator OP(const B& b, const H& a) { return jitvec_types::ARITH(R(b), R(a)); }         \
+  JITVEC_FN H operator OP(const H& a, const H& b) { return jitvec_types::ARITH(a, b); }
 #define JITVEC_SMALL_FLOAT_CMP(H, OP)                                                                  \
   template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
   JITVEC_FN bool operator OP(const H& a, const B& b) {                                                 \
@@ -190,10 +245,10 @@ namespace jitvec_types {
 #define JITVEC_SMALL_FLOAT_MATH2(H, NAME) \
   JITVEC_FN H NAME(const H& a, const H& b) { return H(NAME(float(a), float(b))); }
 #define JITVEC_SMALL_FLOAT(H, SIGN_FREE, INF)                                                           \
-  JITVEC_SMALL_FLOAT_OP(H, +) JITVEC_SMALL_FLOAT_OP(H, -) JITVEC_SMALL_FLOAT_OP(H, *)                \
-  JITVEC_SMALL_FLOAT_OP(H, /) JITVEC_SMALL_FLOAT_CMP(H, ==) JITVEC_SMALL_FLOAT_CMP(H, !=)             \
-  JITVEC_SMALL_FLOAT_CMP(H, <) JITVEC_SMALL_FLOAT_CMP(H, <=) JITVEC_SMALL_FLOAT_CMP(H, >)            \
-  JITVEC_SMALL_FLOAT_CMP(H, >=)                                                                        \
+  JITVEC_SMALL_FLOAT_OP(H, +, arith_add) JITVEC_SMALL_FLOAT_OP(H, -, arith_sub)                      \
+  JITVEC_SMALL_FLOAT_OP(H, *, arith_mul) JITVEC_SMALL_FLOAT_OP(H, /, arith_div)                      \
+  JITVEC_SMALL_FLOAT_CMP(H, ==) JITVEC_SMALL_FLOAT_CMP(H, !=) JITVEC_SMALL_FLOAT_CMP(H, <)           \
+  JITVEC_SMALL_FLOAT_CMP(H, <=) JITVEC_SMALL_FLOAT_CMP(H, >) JITVEC_SMALL_FLOAT_CMP(H, >=)          \
   template <class T> JITVEC_FN H& H::operator+=(const T& b) { return *this = H(*this + b); }         \
   template <class T> JITVEC_FN H& H::operator-=(const T& b) { return *this = H(*this - b); }         \
   template <class T> JITVEC_FN H& H::operator*=(const T& b) { return *this = H(*this * b); }         \

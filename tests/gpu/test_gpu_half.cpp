@@ -1,0 +1,137 @@
+// tests/gpu/test_gpu_half.cpp: the GPU's native float16/bfloat16 arithmetic (add/sub/mul.rn.f16
+// from sm_53, .bf16 from sm_90, the reciprocal-and-fma half division; src/kernels/
+// device_types.cpp) gives NumPy's bits: float32 arithmetic rounded once.
+//   - every pair of 2^32 float16 bit patterns, and of bfloat16, through + - * /: the native
+//     result against float32's IEEE operation rounded by cvt.rn, both computed on the GPU in
+//     one kernel; the mismatches are counted on the GPU (outer, then add.reduce);
+//   - random pairs (subnormals, infinities, NaNs among them) through + - * / and a chain with an
+//     integer operand, on the cuda target against the cpu target (the host prelude's integer
+//     rounding), bit for bit; NaNs need only be NaNs on both, as NumPy compares them.
+// tests/unit/test_half_native.cpp checks, without a GPU, that float32-then-round is the exact
+// result rounded once and that the division's algorithm rounds correctly.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "catch.hpp"
+#include "support.hpp"
+
+using namespace jitvec;
+
+namespace {
+
+// For each pair (a, b) of bit patterns: how many of + - * / differ between the native operation
+// and float32's rounded once, for float16 (low 4 bits) and bfloat16 (next 4 bits).
+constexpr const char* kMismatchSource = R"(
+template <class H> int mismatches(H x, H y) {
+  const H native[4] = {x + y, x - y, x * y, x / y};
+  const H via_float[4] = {H(float(x) + float(y)), H(float(x) - float(y)), H(float(x) * float(y)),
+                          H(float(x) / float(y))};
+  int n = 0;
+  for (int i = 0; i < 4; ++i) {
+    const bool both_nan = isnan(native[i]) && isnan(via_float[i]);
+    if (native[i].__x != via_float[i].__x && !both_nan) n |= 1 << i;
+  }
+  return n;
+}
+__device__ int16_t h2_native_mismatches(uint16_t a, uint16_t b) {
+  return (int16_t)(mismatches(__ushort_as_half(a), __ushort_as_half(b)) |
+                   (mismatches(__ushort_as_bfloat16(a), __ushort_as_bfloat16(b)) << 4));
+})";
+
+bool is_nan16(std::uint16_t bits, bool half) {
+  return half ? (bits & 0x7fffu) > 0x7c00u : (bits & 0x7fffu) > 0x7f80u;
+}
+
+Engine& half_engine() {
+  static Engine* engine = [] {
+    Engine* e = &jitvec_test::shared_engine();
+    e->vectorize("h2_native_mismatches", {"int16(uint16, uint16)"}, kMismatchSource);
+    VectorizeOptions sum;
+    sum.identity = 0;
+    e->vectorize("h2_sum", {"int64(int64, int64)"}, "int64_t h2_sum(int64_t a, int64_t b) { return a + b; }", sum);
+    const std::vector<std::string> sigs = {"float16(float16, float16)", "bfloat16(bfloat16, bfloat16)"};
+    e->vectorize("h2_add", sigs, "template <class T> T h2_add(T a, T b) { return a + b; }");
+    e->vectorize("h2_sub", sigs, "template <class T> T h2_sub(T a, T b) { return a - b; }");
+    e->vectorize("h2_mul", sigs, "template <class T> T h2_mul(T a, T b) { return a * b; }");
+    e->vectorize("h2_div", sigs, "template <class T> T h2_div(T a, T b) { return a / b; }");
+    e->vectorize("h2_chain", sigs,
+                 "template <class T> T h2_chain(T a, T b) { T r = a * b - a / b + 1; r *= b; return r - 2 * a; }");
+    return e;
+  }();
+  return *engine;
+}
+
+}  // namespace
+
+TEST_CASE("GPU native float16/bfloat16 + - * /: every pair of bit patterns equals float32 rounded once",
+          "[gpu][dtype][half_native]") {
+  if (!jitvec_test::gpu_usable()) JITVEC_SKIP(jitvec_test::gpu_skip_reason());
+  Engine& engine = half_engine();
+  Ufunc mismatches = engine.ufunc("h2_native_mismatches");
+  Ufunc sum = engine.ufunc("h2_sum");
+  std::vector<std::uint16_t> all(0x10000);
+  for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint16_t>(i);
+  const Array b = to_device(all);
+  constexpr std::uint32_t kRows = 0x4000;  // a 2^14 x 2^16 block of pairs at a time (512 MiB of int16)
+  for (std::uint32_t first = 0; first < 0x10000; first += kRows) {
+    const std::vector<std::uint16_t> rows(all.begin() + first, all.begin() + first + kRows);
+    const Array m = mismatches.outer(to_device(rows), b);
+    ReduceOptions o;
+    o.dtype = DType::int64;
+    const std::int64_t flagged = sum.reduce(m, o).to_vector<std::int64_t>().at(0);
+    if (flagged == 0) continue;
+    // Name the first pair that differs, and which operations.
+    const std::vector<std::int16_t> flags = m.to_vector<std::int16_t>();
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      if (flags[i] == 0) continue;
+      FAIL(fmt::format("a={:#06x}, b={:#06x}: mismatch bits {:#04x} (float16 + - * / in bits 0-3, bfloat16 in 4-7)",
+                       first + i / 0x10000, i % 0x10000, flags[i]));
+    }
+  }
+  SUCCEED();
+}
+
+TEST_CASE("GPU native float16/bfloat16 arithmetic equals the cpu target's bit for bit on random pairs",
+          "[gpu][dtype][half_native]") {
+  if (!jitvec_test::gpu_usable()) JITVEC_SKIP(jitvec_test::gpu_skip_reason());
+  Engine& engine = half_engine();
+  INFO("seed " << jitvec_test::rng_seed());
+  // Random bit patterns (every exponent, subnormals, infinities, NaNs), then the specials
+  // paired with everything: zeros, the smallest subnormal, the largest finite, infinities.
+  const std::size_t n = std::size_t{1} << 22;
+  for (const DType type : {DType::float16, DType::bfloat16}) {
+    const bool half = type == DType::float16;
+    const std::uint16_t specials[] = {0x0000, 0x8000, 0x0001, 0x8001, half ? std::uint16_t{0x7bff} : std::uint16_t{0x7f7f},
+                                      half ? std::uint16_t{0x7c00} : std::uint16_t{0x7f80},
+                                      half ? std::uint16_t{0xfc00} : std::uint16_t{0xff80}, 0x7fff};
+    std::vector<std::uint16_t> a(n), b(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      a[i] = static_cast<std::uint16_t>(jitvec_test::rng()());
+      b[i] = i % 7 == 0 ? specials[(i / 7) % 8] : static_cast<std::uint16_t>(jitvec_test::rng()());
+    }
+    Array ha = Array::empty(type, {static_cast<std::int64_t>(n)}), hb = Array::empty(type, {static_cast<std::int64_t>(n)});
+    std::memcpy(ha.data(), a.data(), 2 * n);
+    std::memcpy(hb.data(), b.data(), 2 * n);
+    const Array da = ha.to_device(), db = hb.to_device();
+    for (const char* name : {"h2_add", "h2_sub", "h2_mul", "h2_div", "h2_chain"}) {
+      CAPTURE(name, std::string(dtype_name(type)));
+      Ufunc f = engine.ufunc(name);
+      const Array on_gpu = f(da, db, jitvec::target(Target::cuda)).to_host();
+      const Array on_cpu = f(ha, hb, jitvec::target(Target::cpu));
+      REQUIRE(on_gpu.dtype() == type);
+      const auto* g = static_cast<const std::uint16_t*>(on_gpu.data());
+      const auto* c = static_cast<const std::uint16_t*>(on_cpu.data());
+      std::size_t differ = 0;
+      std::string first;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (g[i] == c[i] || (is_nan16(g[i], half) && is_nan16(c[i], half))) continue;
+        if (differ++ == 0) first = fmt::format("a={:#06x} b={:#06x}: gpu {:#06x}, cpu {:#06x}", a[i], b[i], g[i], c[i]);
+      }
+      INFO(differ << " of " << n << " differ; first: " << first);
+      CHECK(differ == 0);
+    }
+  }
+}
