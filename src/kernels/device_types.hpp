@@ -9,6 +9,10 @@
 //     to nearest even, as NumPy does (for + - * / and sqrt that is the IEEE half operation);
 //     the conversions are the GPU's cvt.rn instructions on the device (sm_80+ for bfloat16) and
 //     the same rounding in integer arithmetic on the host, bit for bit; every NaN becomes 0x7fff.
+//     The GPU computes `h + h`, `h - h`, `h * h` with add/sub/mul.rn.f16 (sm_53+; bfloat16:
+//     .bf16 on sm_90+, float below) and `h / h` (half) with a reciprocal and one fma
+//     correction: the same bits as float then one rounding (tests/unit/test_half_native.cpp);
+//     a NaN result is NaN on every target, its payload may differ.
 //     Implicit from and to float; `h op h` is half, `h op int` is half (the int taken as half),
 //     `h op float` is float, `h op double` is double, `half op bfloat16` is float (ml_dtypes'
 //     promotion). Comparisons, unary -, compound assignment. Math functions of one half return
