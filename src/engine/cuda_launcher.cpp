@@ -79,7 +79,7 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   if (choice.shape == kernels::ShapeBlock::count) {
     args.set_count(loop.layout, space.numel);
   } else {
-    args.set_space(loop.layout, space, choice.shape);
+    args.set_space(loop.layout, space, choice.shape, choice.block);
   }
   launch_choice(loop, plan, choice, args, plan.stream.handle());
 }

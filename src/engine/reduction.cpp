@@ -250,6 +250,87 @@ bool vectorizable(const void* in, DType t, const ReductionParams& p, const long 
   return true;
 }
 
+// The types and place of a GPU scan: input S, output O, accumulator T.
+struct ScanTypes {
+  DType input, output, acc;
+  int device;
+  Stream stream;
+};
+
+// ReductionParams::vectorized of a GPU tiles step: 16-byte loads of `in_type` when the axis is
+// unit-stride and every line starts on 16 bytes; the same for stores of `out_type`.
+long long scan_vector_bits(const ReductionParams& p, DType in_type, DType out_type) {
+  auto lines_aligned = [&](const void* base, const long long* strides, DType t) {
+    if (!aligned16(base)) return false;
+    for (int d = 0; d < p.out_ndim; ++d) {
+      if (strides[d] % kernels::vector_elements(t) != 0) return false;
+    }
+    return true;
+  };
+  long long bits = 0;
+  if (p.red_strides[0] == 1 && lines_aligned(p.in, p.out_in_strides, in_type)) bits |= kernels::kScanVectorLoads;
+  if (p.axis_out_stride == 1 && lines_aligned(p.out, p.out_out_strides, out_type)) bits |= kernels::kScanVectorStores;
+  return bits;
+}
+
+std::int64_t blocks_for(std::int64_t threads) { return ceil_div(threads, kernels::kCudaBlock); }
+
+// Launches the steps of the scan `p` (in, out and the lines set; `partial`: the input and the
+// output are the accumulator type, as for the aggregates of a step below) in stream order
+// (kernels/scan.hpp). The aggregates' buffers are stream-ordered allocations freed after the
+// launches that use them.
+void run_gpu_scan(const CudaMethodModule& module, ReductionParams p, ScanKind kind, bool partial,
+                  const ScanTypes& types) {
+  const CUstream stream = types.stream.handle();
+  const DType in_type = partial ? types.acc : types.input;
+  const DType out_type = partial ? types.acc : types.output;
+  const bool tiles = kind == ScanKind::tiles;
+  p.chunk = tiles ? kernels::scan_tile(in_type) : kernels::kScanLineChunk;
+  p.chunks = ceil_div(p.length, p.chunk);
+  p.work = nullptr;
+  const std::int64_t chunks = p.outputs * p.chunks;
+  std::optional<Array> aggregates;
+  if (p.chunks > 1) {
+    aggregates = Array::empty(types.acc, Shape{chunks}, Memory::device, types.device, types.stream);
+    ReductionParams a = p;
+    a.out = aggregates->data();
+    if (tiles) {
+      a.vectorized = scan_vector_bits(a, in_type, out_type) & kernels::kScanVectorLoads;
+      launch(module, partial ? kernels::kScanAggregatesPartialKernel : kernels::kScanAggregatesKernel, chunks, a, stream);
+      // The aggregates, [line][tile], scanned along the tiles by the same procedure, in place.
+      ReductionParams q;
+      q.in = aggregates->data();
+      q.out = aggregates->data();
+      q.outputs = p.outputs;
+      q.length = p.chunks;
+      q.out_ndim = 1;
+      q.out_sizes[0] = p.outputs;
+      q.out_in_strides[0] = p.chunks;
+      q.out_out_strides[0] = p.chunks;
+      q.red_ndim = 1;
+      q.red_sizes[0] = p.chunks;
+      q.red_strides[0] = 1;
+      q.axis_out_stride = 1;
+      q.final_pass = 1;
+      const ScanKind next = p.chunks >= kernels::kScanTilesMinLength ? ScanKind::tiles : ScanKind::lines;
+      run_gpu_scan(module, q, next, true, types);
+    } else {
+      launch(module, partial ? kernels::kScanLineAggregatesPartialKernel : kernels::kScanLineAggregatesKernel,
+             blocks_for(chunks), a, stream);
+      a.work = aggregates->data();
+      launch(module, kernels::kScanLineChainKernel, blocks_for(p.outputs), a, stream);
+    }
+    p.work = aggregates->data();
+  }
+  if (tiles) {
+    p.vectorized = scan_vector_bits(p, in_type, out_type);
+    launch(module, partial ? kernels::kScanTilesPartialKernel : kernels::kScanTilesKernel, chunks, p, stream);
+  } else {
+    launch(module, partial ? kernels::kScanLineApplyPartialKernel : kernels::kScanLineApplyKernel,
+           blocks_for(chunks), p, stream);
+  }
+}
+
 }  // namespace
 
 MergedDims merge_dims(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& in,
@@ -328,7 +409,8 @@ ScanKind choose_scan(const MergedDims& lines, std::int64_t length, std::int64_t 
   if (lines.ndim() == 0) return ScanKind::tiles;
   std::int64_t fastest = std::llabs(lines.in[0]);
   for (std::int64_t s : lines.in) fastest = std::min<std::int64_t>(fastest, std::llabs(s));
-  return std::llabs(axis_stride) <= fastest && length >= 64 ? ScanKind::tiles : ScanKind::lines;
+  return std::llabs(axis_stride) <= fastest && length >= kernels::kScanTilesMinLength ? ScanKind::tiles
+                                                                                     : ScanKind::lines;
 }
 
 std::size_t resolve_accumulator(const detail::UfuncImpl& ufunc, DType input,
@@ -517,8 +599,6 @@ Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,
   ReductionParams p;
   p.outputs = product(lines.sizes);
   p.length = in.shape()[axis];
-  p.chunk = kernels::kScanTile;
-  p.chunks = ceil_div(p.length, p.chunk);
   p.out_ndim = lines.ndim();
   copy_dims(lines, p.out_sizes, p.out_in_strides, p.out_out_strides);
   p.red_ndim = 1;
@@ -529,7 +609,6 @@ Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,
   p.in = in.data();
   p.out = at.result.data();
   const ScanKind kind = choose_scan(lines, p.length, p.red_strides[0]);
-  const std::int64_t tiles = p.outputs * p.chunks;
 
   const codegen::LoopSpec spec = reduction_spec(loop, in.dtype(), at.result.dtype());
   const MethodDefinition method = method_definition(ufunc, spec);
@@ -537,34 +616,23 @@ Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,
   if (target == Target::cuda) {
     cuda::ContextGuard guard(at.device);
     auto module = cuda_method(engine, ufunc.reduction_modules, spec, at.device, method);
-    const CUstream stream = options.stream.handle();
-    if (kind == ScanKind::lines) {
-      launch(*module, kernels::kScanLinesKernel, ceil_div(p.outputs, kernels::kCudaBlock), p, stream);
-    } else {
-      const Array work = Array::empty(DType::uint8,
-                                      Shape{static_cast<std::int64_t>(kernels::scan_work_bytes(tiles, acc))},
-                                      Memory::device, at.device, options.stream);
-      p.work = work.data();
-      p.vectorized = p.red_strides[0] == 1 && p.axis_out_stride == 1 && aligned16(p.in) &&
-                     aligned16(p.out) && vectorizable(p.in, in.dtype(), p, p.out_in_strides) &&
-                     vectorizable(p.out, at.result.dtype(), p, p.out_out_strides);
-      launch(*module, kernels::kScanClearKernel,
-             std::min<std::int64_t>(1024, ceil_div(kernels::scan_clear_words(tiles), kernels::kCudaBlock)),
-             p, stream);
-      launch(*module, kernels::kScanTilesKernel, tiles, p, stream);
-    }
+    ScanTypes types{in.dtype(), at.result.dtype(), acc, at.device, options.stream};
+    run_gpu_scan(*module, p, kind, false, types);
     return finish(at, x, options.out, options.stream);
   }
+  // The host: chunks folded in order and chained (kernels/scan.hpp), items over the threads.
   auto module = host_method(engine, ufunc.reduction_modules, spec, method);
-  if (kind == ScanKind::lines) {
-    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanLines), p, p.outputs, p.length);
-  } else {
-    const Array work = Array::empty(acc, Shape{tiles});
-    p.work = work.data();
-    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanAggregates), p, tiles, p.chunk);
+  p.chunk = kind == ScanKind::tiles ? kernels::kHostScanTile : kernels::kScanLineChunk;
+  p.chunks = ceil_div(p.length, p.chunk);
+  const std::int64_t chunks = p.outputs * p.chunks;
+  std::optional<Array> work;
+  if (p.chunks > 1) {
+    work = Array::empty(acc, Shape{chunks});
+    p.work = work->data();
+    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanAggregates), p, chunks, p.chunk);
     run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanChain), p, p.outputs, p.chunks);
-    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanApply), p, tiles, p.chunk);
   }
+  run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanApply), p, chunks, p.chunk);
   return at.result;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/nd_vector.hpp"
 #include "kernels/rows.hpp"
 #include "kernels/strided.hpp"
 #include "kernels/tiled.hpp"
@@ -20,6 +21,13 @@ bool vector_aligned(const CallOperands& operands, int vec) {
     if (!operands.is_scalar(k) && !aligned(k)) return false;
   }
   return true;
+}
+
+// jitvec_nd_vec over jitvec_rows_vec: in 3 or more dimensions, or when a row has fewer vectors
+// than a row block's threads take (a 2-D space of long rows keeps the row kernel, measured at
+// memory speed: bench/NOTES.md).
+bool nd_vector_preferred(const launch::IterationSpace& space, const ContigVectorShape& shape) {
+  return space.ndim() >= 3 || space.sizes.back() < shape.elements_per_block();
 }
 
 }  // namespace
@@ -46,14 +54,22 @@ KernelChoice choose_kernel(const launch::IterationSpace& space, const CallOperan
                            const LoopTraits& loop) {
   if (space.contiguous) return choose_flat_kernel(space.numel, operands, loop);
   KernelChoice choice;
-  if (const std::uint32_t tiled = loop.has_tiled ? transposed_inputs(space, operands) : 0) {
-    choice.kind = KernelKind::tiled2d;
-    choice.lane_mask = tiled;
+  const TiledInputs tiled = loop.has_tiled ? transposed_inputs(space, operands) : TiledInputs{};
+  std::uint32_t lanes = 0;
+  if (tiled.mask != 0) {
+    choice.kind = KernelKind::tiled;
+    choice.lane_mask = tiled.mask;
     choice.geometry = tiled_geometry(space, operands, tiled);
-  } else if (std::uint32_t columns = 0;
-             rows_apply(space) && rows_vectorizable(space, operands, loop.vector.vec, columns)) {
+    choice.block.second = tiled.second;
+  } else if (nd_vector_preferred(space, loop.vector) &&
+             nd_vector_applies(space, operands, loop.vector.vec, lanes)) {
+    choice.kind = KernelKind::nd_vec;
+    choice.lane_mask = lanes;
+    choice.geometry = nd_vector_geometry(space, loop.vector);
+    choice.block.vector = loop.vector.vec;
+  } else if (rows_apply(space) && rows_vectorizable(space, operands, loop.vector.vec, lanes)) {
     choice.kind = KernelKind::rows_vec;
-    choice.lane_mask = columns;
+    choice.lane_mask = lanes;
     choice.geometry = rows_vec_geometry(space, loop.vector);
   } else if (rows_apply(space)) {
     choice.kind = KernelKind::rows;

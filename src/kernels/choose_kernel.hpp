@@ -7,7 +7,9 @@
 // (Every output counts as an array operand: each must be aligned for the vector kernels.)
 //   one flat run, every array operand 16-byte aligned   -> jitvec_contig_vec
 //   one flat run, misaligned                             -> jitvec_contig (one wave, grid-stride)
-//   2-D with a transposed input (tiled.hpp)              -> jitvec_tiled2d
+//   a transposed input, any dims (tiled.hpp)             -> jitvec_tiled
+//   outputs in rows of whole vectors, 32-bit offsets,
+//     3 or more dims or rows shorter than a row block    -> jitvec_nd_vec (nd_vector.hpp)
 //   any dims, rows >= kRowsMinColumns, vectorizable      -> jitvec_rows_vec
 //   any dims, rows >= kRowsMinColumns                    -> jitvec_rows
 //   short rows, every offset < 2^31                      -> jitvec_strided32
@@ -22,6 +24,7 @@
 #include "kernels/contiguous.hpp"
 #include "kernels/kernel_abi.hpp"
 #include "launch/iteration_space.hpp"
+#include "launch/strided_params.hpp"
 
 namespace jitvec::kernels {
 
@@ -38,6 +41,8 @@ struct KernelChoice {
   LaunchGeometry geometry;
   ShapeBlock shape = ShapeBlock::count;
   std::uint32_t lane_mask = 0;
+  /// How the launcher lays the space out in the kernel's shape block.
+  launch::BlockLayout block;
   /// A grid-stride kernel: grid_x is the blocks the data needs; the launcher caps it at the
   /// blocks that fill the device once (a device property, so not decided here).
   bool one_wave = false;

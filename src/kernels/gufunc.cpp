@@ -164,7 +164,7 @@ ${stage_out}    }
 // One operand's rows between global memory and the stage: element j of the block's run is row
 // j / E, column j % E, walked without a division per element. On the GPU the loop is unrolled
 // so that several loads are in flight per thread (their addresses do not depend on r and c).
-constexpr const char* kStageCopy = R"(  if (p.stage_elems[${k}] > 0) {
+constexpr const char* kStageCopy = R"(  if (${staged}) {
     const long long E = p.stage_elems[${k}], L = p.stage_row[${k}], total = rows * E;
     ${T}* const global = static_cast<${T}*>(p.data[${k}]) + first * E;
     const long long step_r = ${block} / E, step_c = ${block} - step_r * E;
@@ -177,6 +177,54 @@ ${unroll}    for (long long j = lane; j < total; j += ${block}) {
     }
   }
 )";
+
+// GPU: a staged operand whose block run starts on 16 bytes and whose rows hold whole 16-byte
+// vectors (so that no vector straddles two rows) moves 16 bytes a load or store, coalesced
+// across the warp; the element copy above serves the others. Inputs go in batches of
+// ${batch} vectors a thread with every operand's loads of a batch issued before the first
+// store into the stage, so that a block has all its reads in flight at once.
+constexpr const char* kVectorFlag = R"(  const int nv${k} = p.stage_elems[${k}] > 0 && p.stage_elems[${k}] % (16 / sizeof(${T})) == 0 &&
+      (reinterpret_cast<unsigned long long>(static_cast<const ${T}*>(p.data[${k}]) + first * p.stage_elems[${k}]) & 15) == 0
+      ? static_cast<int>(rows * p.stage_elems[${k}] * static_cast<long long>(sizeof(${T})) / 16) : 0;
+)";
+
+constexpr const char* kVectorLoads = R"(    jitvec_detail::Vec<${T}, 16 / sizeof(${T})> r${k}[${batch}];
+#pragma unroll
+    for (int u = 0; u < ${batch}; ++u) {
+      const int v = base + u * ${block} + lane;
+      if (v < nv${k}) r${k}[u] = reinterpret_cast<const jitvec_detail::Vec<${T}, 16 / sizeof(${T})>*>(static_cast<const ${T}*>(p.data[${k}]) + first * p.stage_elems[${k}])[v];
+    }
+)";
+
+constexpr const char* kVectorStores = R"(#pragma unroll
+    for (int u = 0; u < ${batch}; ++u) {
+      const int v = base + u * ${block} + lane;
+      if (v < nv${k}) {
+        constexpr int VEC = 16 / sizeof(${T});
+        const int E = static_cast<int>(p.stage_elems[${k}]), L = static_cast<int>(p.stage_row[${k}]);
+        const int j = v * VEC, r = j / E, c = j - r * E;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) stage${k}[r * L + c + e] = r${k}[u].v[e];
+      }
+    }
+)";
+
+constexpr const char* kVectorOut = R"(  {
+    constexpr int VEC = 16 / sizeof(${T});
+    const int E = static_cast<int>(p.stage_elems[${k}]), L = static_cast<int>(p.stage_row[${k}]);
+    jitvec_detail::Vec<${T}, VEC>* const g = reinterpret_cast<jitvec_detail::Vec<${T}, VEC>*>(static_cast<${T}*>(p.data[${k}]) + first * p.stage_elems[${k}]);
+    for (int v = lane; v < nv${k}; v += ${block}) {
+      const int j = v * VEC, r = j / E, c = j - r * E;
+      jitvec_detail::Vec<${T}, VEC> y;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) y.v[e] = stage${k}[r * L + c + e];
+      g[v] = y;
+    }
+  }
+)";
+
+/// Vectors a thread loads per staged input and batch.
+constexpr int kStageBatch = 4;
 
 // The offsets of every operand for loop element i: one multiply per operand for a 1-d space,
 // else a division per dimension (innermost first).
@@ -258,22 +306,49 @@ MethodKernelText kernel_text(const codegen::UfuncSource& function, const GufuncS
 // The staged kernel (GPU) or entry (host).
 std::string staged_kernel(const codegen::UfuncSource& function, const GufuncSpec& spec, bool host) {
   const GufuncLayout& layout = spec.layout;
-  std::string pointers, stage_in, stage_out;
+  const std::string block = std::to_string(kGufuncStageBlock);
+  const std::string batch = std::to_string(kStageBatch);
+  std::string pointers, stage_in, stage_out, flags, loads, stores, vector_out, widest;
   for (int k = 0; k < layout.operands(); ++k) {
     if (layout.core[k].empty()) continue;
     const std::string type = codegen::c_type(spec.types[k]);
     pointers += fmt::format("  {0}* const stage{1} = reinterpret_cast<{0}*>(jitvec_stage + p.stage_offset[{1}]);\n",
                             type, k);
     const bool input = k < layout.nin;
+    const Slots operand{{"k", std::to_string(k)}, {"T", type}};
+    const Slots looped{{"k", std::to_string(k)}, {"T", type}, {"block", block}};
+    const Slots batched{{"k", std::to_string(k)}, {"T", type}, {"block", block}, {"batch", batch}};
+    std::string staged = fmt::format("p.stage_elems[{}] > 0", k);
+    if (!host) {
+      flags += fill(kVectorFlag, operand);
+      staged += fmt::format(" && nv{} == 0", k);
+      if (input) {
+        loads += fill(kVectorLoads, batched);
+        stores += fill(kVectorStores, batched);
+        widest += fmt::format("  if (nv{0} > nv_max) nv_max = nv{0};\n", k);
+      } else {
+        vector_out += fill(kVectorOut, looped);
+      }
+    }
     std::string copy = fill(kStageCopy, {{"k", std::to_string(k)},
                                          {"T", type},
-                                         {"block", std::to_string(kGufuncStageBlock)},
+                                         {"staged", staged},
+                                         {"block", block},
                                          {"unroll", host ? "" : "#pragma unroll 8\n"},
                                          {"copy", input ? fmt::format("stage{}[r * L + c] = global[j]", k)
                                                         : fmt::format("global[j] = stage{}[r * L + c]", k)}});
     (input ? stage_in : stage_out) += copy;
   }
-  Slots slots{{"block", std::to_string(kGufuncStageBlock)},
+  if (!host) {
+    std::string vector_in;
+    if (!loads.empty()) {
+      vector_in = "  int nv_max = 0;\n" + widest + "  for (int base = 0; base < nv_max; base += " + batch + " * " +
+                  block + ") {\n" + loads + stores + "  }\n";
+    }
+    stage_in = flags + vector_in + stage_in;
+    stage_out = vector_out + stage_out;
+  }
+  Slots slots{{"block", block},
               {"name", host ? kGufuncHostStagedSymbol : kGufuncStagedKernel},
               {"stage_pointers", pointers},
               {"stage_in", stage_in},

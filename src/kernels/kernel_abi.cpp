@@ -202,8 +202,8 @@ void KernelArgs::set_count(const ArgLayout& layout, long long n) {
 }
 
 void KernelArgs::set_space(const ArgLayout& layout, const launch::IterationSpace& space,
-                           ShapeBlock shape) {
-  launch::fill_strided_params(space, width_of(shape), image_ + layout.shape_offset);
+                           ShapeBlock shape, const launch::BlockLayout& block) {
+  launch::fill_strided_params(space, width_of(shape), image_ + layout.shape_offset, block);
 }
 
 }  // namespace jitvec::kernels

@@ -47,9 +47,10 @@ enum class KernelKind : std::uint8_t {
   strided64,   // strided.hpp
   rows,        // rows.hpp
   rows_vec,    // rows.hpp
-  tiled2d,     // tiled.hpp
+  tiled,       // tiled.hpp
+  nd_vec,      // nd_vector.hpp
 };
-inline constexpr int kKernelKinds = 7;
+inline constexpr int kKernelKinds = 8;
 
 /// The shape block a kernel takes after the operands.
 enum class ShapeBlock : std::uint8_t { count, strided32, strided64 };
@@ -71,7 +72,8 @@ inline constexpr KernelTraits kKernels[kKernelKinds] = {
     {KernelKind::strided64, "jitvec_strided64", ShapeBlock::strided64, false, false},
     {KernelKind::rows, "jitvec_rows", ShapeBlock::strided64, false, false},
     {KernelKind::rows_vec, "jitvec_rows_vec", ShapeBlock::strided64, false, false},
-    {KernelKind::tiled2d, "jitvec_tiled2d", ShapeBlock::strided64, true, true},
+    {KernelKind::tiled, "jitvec_tiled", ShapeBlock::strided64, true, true},
+    {KernelKind::nd_vec, "jitvec_nd_vec", ShapeBlock::strided32, false, false},
 };
 inline const KernelTraits& traits(KernelKind kind) { return kKernels[static_cast<int>(kind)]; }
 
@@ -174,7 +176,8 @@ class KernelArgs {
   void set_lane_mask(const ArgLayout& layout, std::uint32_t lane_mask);
   /// The shape block: the element count (flat kernels) or the iteration space's block.
   void set_count(const ArgLayout& layout, long long n);
-  void set_space(const ArgLayout& layout, const launch::IterationSpace& space, ShapeBlock shape);
+  void set_space(const ArgLayout& layout, const launch::IterationSpace& space, ShapeBlock shape,
+                 const launch::BlockLayout& block = {});
 
   /// For cuLaunchKernel: one pointer into the image per kernel parameter.
   void** kernel_params() { return params_; }

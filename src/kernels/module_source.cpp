@@ -5,6 +5,7 @@
 #include "kernels/host_loops.hpp"
 #include "kernels/host_prelude.hpp"
 #include "kernels/kernel_abi.hpp"
+#include "kernels/nd_vector.hpp"
 #include "kernels/rows.hpp"
 #include "kernels/strided.hpp"
 #include "kernels/tiled.hpp"
@@ -66,6 +67,7 @@ std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
   source += strided_kernels(spec);
   source += rows_kernels(spec);
   source += tiled_kernels(spec);
+  source += nd_vector_kernels(spec);
   return source;
 }
 

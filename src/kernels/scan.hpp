@@ -1,22 +1,40 @@
 // src/kernels/scan.hpp: the scan kernel family (Ufunc::accumulate: an inclusive scan along one
 // axis, any strides), over kernels::ReductionParams (reduce.hpp): `outputs` lines (the other
 // dimensions, merged; in and out strides), `length` elements along the axis (input stride
-// red_strides[0], output stride axis_out_stride), cut into tiles of `chunk` elements.
-//   tiles  the axis is the fast one: one block per tile, taken in order from a ticket counter
-//          (so a tile's predecessors have always started). The tile is staged in shared memory
-//          (16-byte vectors when aligned), each thread scans kScanItems consecutive elements,
-//          the block scans the threads' sums (Hillis-Steele, fixed steps), and the tile's
-//          prefix comes from a deterministic decoupled look-back: every tile publishes its
-//          aggregate A(k), then its inclusive prefix P(k) = f(P(k-1), A(k)) (P(0) = A(0)); a
-//          tile that finds only aggregates behind it folds them forward from the nearest
-//          published prefix, which by induction gives the same P(k-1) bits whichever statuses
-//          it saw. No float atomics; the result is the same from run to run.
-//   lines  the axis is not the fast one: one thread per line folds the axis in order
-//          (adjacent threads read adjacent lines).
-// Host entries: tiles in three steps over the same tiles (aggregates; the chain of prefixes
-// per line; each tile's fold with its prefix in front: f(P(k-1), L(e)) with L the fold within
-// the tile), so cpu and parallel give the same bits; lines as on the GPU. The work buffer of
-// the GPU tiles kernel is scan_work_bytes(); jitvec_scan_clear zeroes its status words first.
+// red_strides[0], output stride axis_out_stride), cut into chunks of `chunk` elements.
+//
+// Every fold order below is fixed by the shape, the strides' kind and the types alone, never
+// by timing: no atomics, no block waits for another, so a result is the same from run to run.
+//
+//   tiles  (GPU; the axis is the fast one) reduce-then-scan over fixed tiles, three steps:
+//          1. jitvec_scan_aggregates: one block per tile folds it into its aggregate A(k);
+//          2. the aggregates of each line, (lines, tiles) in T, are scanned by this same
+//             procedure (recursively: tiles again while a line has at least kScanTilesMinLength
+//             of them, else the lines kind), giving the prefixes P(k) in place;
+//          3. jitvec_scan_tiles: one block per tile re-reads it and scans it with P(k-1) in
+//             front (tiles taken last first: the aggregates pass left the last ones in L2).
+//          A line of a single tile skips 1 and 2. A tile is kScanRows rows of kCudaBlock x VEC
+//          elements (VEC = 16 bytes of the step's input type: 4096 float32, 2048 float64,
+//          1024 complex128); thread t holds the VEC consecutive elements t*VEC... of each row
+//          (one 16-byte load, coalesced across the warp; a 16-byte store on the way out). The
+//          order of a row: each thread folds its VEC elements in order (x0, f(x0, x1), ...);
+//          the threads' sums are scanned in each warp by Kogge-Stone steps (lane i takes
+//          f(s[i-d], s[i]) for d = 1, 2, 4, 8, 16); the warps' sums W are folded in order;
+//          a thread's exclusive prefix is f(W0..W(w-1) folded, its lane's predecessor's scan
+//          value). The rows are chained in order: carry(-1) = P(k-1) (none for k = 0),
+//          carry(u) = f(carry(u-1), row u's sum); element x of row u: f(f(carry(u-1), thread
+//          prefix), thread's inclusive fold at x) (missing terms left out). A(k) is the same
+//          chain from no carry: f(...f(R0, R1)..., R(rows-1)).
+//   lines  (the axis is not the fast one, or shorter than kScanTilesMinLength; GPU and host
+//          alike) chunks of kScanLineChunk elements along the axis, each folded in order
+//          (aggregates), the aggregates chained in order per line (P(k) = f(P(k-1), A(k))),
+//          then each chunk folded again in order with P(k-1) in front of every element:
+//          f(P(k-1), x0), f(P(k-1), f(x0, x1)), ... On the GPU one thread folds one (chunk,
+//          line), lines fastest so that neighbouring threads read neighbouring lines. cuda, cpu
+//          and parallel run this order exactly, so they agree bit for bit for `+`.
+// Host entries (cpu and parallel) for the tiles kind run the lines kind's order with chunks of
+// kHostScanTile (sequential in a chunk, prefixes chained), so cpu and parallel agree with each
+// other; the GPU's tiles order differs from theirs, so its float bits may differ there.
 #pragma once
 
 #include <cstdint>
@@ -27,26 +45,46 @@
 
 namespace jitvec::kernels {
 
-/// Elements each thread of the tiles kernel scans.
-inline constexpr int kScanItems = 16;
-/// Elements per tile (GPU and host).
-inline constexpr std::int64_t kScanTile = static_cast<std::int64_t>(kCudaBlock) * kScanItems;
+/// Rows of kCudaBlock x VEC elements in one GPU tile.
+inline constexpr int kScanRows = 4;
+/// Elements of one GPU tile whose step reads `input`.
+inline std::int64_t scan_tile(DType input) {
+  return static_cast<std::int64_t>(kScanRows) * kCudaBlock * vector_elements(input);
+}
+/// An axis shorter than this takes the lines kind even when it is the fast one.
+inline constexpr std::int64_t kScanTilesMinLength = 64;
+/// Elements of one chunk of the lines kind (GPU and host).
+inline constexpr std::int64_t kScanLineChunk = 256;
+/// Elements of one chunk of the host's order for the tiles kind.
+inline constexpr std::int64_t kHostScanTile = 4096;
 
 enum class ScanKind : std::uint8_t { tiles, lines };
-inline constexpr const char* kScanClearKernel = "jitvec_scan_clear";
-inline constexpr const char* kScanTilesKernel = "jitvec_scan_tiles";
-inline constexpr const char* kScanLinesKernel = "jitvec_scan_lines";
-inline constexpr const char* kHostScanAggregates = "jitvec_cpu_scan_aggregates";  // items: tiles
-inline constexpr const char* kHostScanChain = "jitvec_cpu_scan_chain";            // items: lines
-inline constexpr const char* kHostScanApply = "jitvec_cpu_scan_apply";            // items: tiles
-inline constexpr const char* kHostScanLines = "jitvec_cpu_scan_lines";            // items: lines
 
-/// Bytes of the GPU tiles kernel's work buffer for `tiles` tiles with accumulator `acc`: the
-/// ticket and a status word per tile (zeroed by jitvec_scan_clear: 1 + tiles words), then
-/// the aggregates and the prefixes.
-std::size_t scan_work_bytes(std::int64_t tiles, DType acc);
-/// 64-bit words jitvec_scan_clear zeroes.
-inline std::int64_t scan_clear_words(std::int64_t tiles) { return 1 + tiles; }
+/// ReductionParams::vectorized bits of the tiles kernels: 16-byte loads, 16-byte stores.
+inline constexpr long long kScanVectorLoads = 1;
+inline constexpr long long kScanVectorStores = 2;
+
+// GPU kernels; "_t" reads the accumulator type T (the aggregates of a step below) instead of
+// the input S, and a scan "_t" writes T. Grids: tiles kernels one block per tile (outputs x
+// chunks); line kernels one thread per (chunk, line), the chain one thread per line.
+// Buffers: jitvec_scan_aggregates writes A to `out` ([line][tile]); jitvec_scan_tiles reads the
+// prefixes from `work` ([line][tile]; null: a single tile per line). The line kernels keep
+// theirs [chunk][line]: the aggregates kernel writes `out`, the chain scans `work` in place, the
+// apply kernel reads prefixes from `work` (null: one chunk).
+inline constexpr const char* kScanAggregatesKernel = "jitvec_scan_aggregates";
+inline constexpr const char* kScanAggregatesPartialKernel = "jitvec_scan_aggregates_t";
+inline constexpr const char* kScanTilesKernel = "jitvec_scan_tiles";
+inline constexpr const char* kScanTilesPartialKernel = "jitvec_scan_tiles_t";
+inline constexpr const char* kScanLineAggregatesKernel = "jitvec_scan_line_aggregates";
+inline constexpr const char* kScanLineAggregatesPartialKernel = "jitvec_scan_line_aggregates_t";
+inline constexpr const char* kScanLineChainKernel = "jitvec_scan_line_chain";
+inline constexpr const char* kScanLineApplyKernel = "jitvec_scan_line_apply";
+inline constexpr const char* kScanLineApplyPartialKernel = "jitvec_scan_line_apply_t";
+
+// Host entries over chunks of p.chunk ([line][chunk] aggregates in `work`).
+inline constexpr const char* kHostScanAggregates = "jitvec_cpu_scan_aggregates";  // items: chunks
+inline constexpr const char* kHostScanChain = "jitvec_cpu_scan_chain";            // items: lines
+inline constexpr const char* kHostScanApply = "jitvec_cpu_scan_apply";            // items: chunks
 
 std::string scan_kernels(const codegen::LoopSpec& spec);
 std::string scan_host_entries(const codegen::LoopSpec& spec);

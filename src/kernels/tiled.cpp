@@ -11,10 +11,25 @@ namespace {
 
 constexpr const char* kTiled = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
-  constexpr int OUT = ${out_operand};
+  constexpr int OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
 ${tiled_mask}  const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
+  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
+  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
+  long long batch = blockIdx.x / row_tiles;
+  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
+  const long long c0 = (batch % col_tiles) * 64;
+  batch /= col_tiles;
+  long long base[OPERANDS];
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+#pragma unroll 1
+  for (int d = 2; d < p.ndim; ++d) {
+    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    batch = q;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+  }
   const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
   const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
   unsigned slot = 0;
@@ -37,7 +52,7 @@ constexpr const char* kTileDeclaration =
     "${T} (*tile${k})[65] = reinterpret_cast<${T} (*)[65]>(jitvec_tiles + slot);\n";
 constexpr const char* kTileLoad =
     "slot += 64 * 65 * sizeof(${T});\n"
-    "const ${T}* src = in${k} + (r0 + tx) * p.strides[${k}][1] + (c0 + ty) * p.strides[${k}][0];\n"
+    "const ${T}* src = in${k} + base[${k}] + (r0 + tx) * p.strides[${k}][1] + (c0 + ty) * p.strides[${k}][0];\n"
     "const long long step = 4 * p.strides[${k}][0];\n"
     "if (interior) {\n"
     "  ${T} v[16];\n"
@@ -51,12 +66,12 @@ constexpr const char* kTileLoad =
     "    if (r0 + tx < rows && c0 + ty + 4 * j < cols) tile${k}[ty + 4 * j][tx] = src[j * step];\n"
     "}\n";
 constexpr const char* kDirectPointer =
-    "const ${T}* direct${k} = in${k} + r * p.strides[${k}][1] + c * p.strides[${k}][0];\n"
+    "const ${T}* direct${k} = in${k} + base[${k}] + r * p.strides[${k}][1] + c * p.strides[${k}][0];\n"
     "const long long direct_step${k} = 4 * p.strides[${k}][1];\n";
 
 // Each output's first element of this thread and its step between the thread's rows.
 constexpr const char* kDestination =
-    "auto* dst${s} = out${s} + r * p.strides[${op}][1] + c * p.strides[${op}][0];\n"
+    "auto* dst${s} = out${s} + base[${op}] + r * p.strides[${op}][1] + c * p.strides[${op}][0];\n"
     "const long long out_step${s} = 4 * p.strides[${op}][1];\n";
 
 // How input k is read by one tiled kernel.
@@ -90,9 +105,10 @@ std::string tiled_kernel(const codegen::LoopSpec& spec, const ScalarPattern& pat
     return fill("(((tiled_mask >> ${k}) & 1u) ? tile${k}[tx][ty + 4 * j] : direct${k}[j * direct_step${k}])", slots);
   }, "dst${s}[j * out_step${s}]");
   return fill(kTiled, {{"block", std::to_string(kCudaBlock)},
-                       {"name", kernel_name(KernelKind::tiled2d, pattern.fixed)},
+                       {"name", kernel_name(KernelKind::tiled, pattern.fixed)},
                        {"params", kernel_parameters(spec, ShapeBlock::strided64)},
-                       {"out_operand", std::to_string(spec.nin())},
+                       {"operands", std::to_string(spec.operand_count())},
+                       {"nout", std::to_string(spec.nout())},
                        {"tiled_mask", arrays == 1 && pattern.fixed ? "" : "  const unsigned tiled_mask = lane_mask;\n"},
                        {"tile_loads", tile_loads},
                        {"direct_pointers", direct_pointers},
@@ -113,30 +129,39 @@ std::string tiled_kernels(const codegen::LoopSpec& spec) {
   return text;
 }
 
-std::uint32_t transposed_inputs(const launch::IterationSpace& space, const CallOperands& operands) {
-  if (space.ndim() != 2 || space.sizes[0] < 32 || space.sizes[1] < 32 ||
-      (space.sizes[1] + 63) / 64 > 65535) {
-    return 0;
-  }
-  std::uint32_t mask = 0;
+TiledInputs transposed_inputs(const launch::IterationSpace& space, const CallOperands& operands) {
+  TiledInputs tiled;
+  const int inner = space.ndim() - 1;  // the space is outermost first
+  if (inner < 1 || space.sizes[inner] < 32) return tiled;
   for (int k = 0; k < operands.inputs; ++k) {
-    if (operands.is_scalar(k)) continue;
-    const std::int64_t along_rows = space.strides[k][0], along_columns = space.strides[k][1];
-    if (std::llabs(along_rows) == 1 && std::llabs(along_columns) > 1 &&
-        __builtin_popcount(mask) < kMaxTiledInputs) {
-      mask |= 1u << k;
+    if (operands.is_scalar(k) || std::llabs(space.strides[k][inner]) <= 1) continue;
+    // The input's own fast dimension: the first tile's, or (for the first input) any with
+    // at least 32 elements.
+    for (int d = 0; d < inner; ++d) {
+      if (std::llabs(space.strides[k][d]) != 1 || space.sizes[d] < 32) continue;
+      if (tiled.mask != 0 && d != tiled.second) continue;
+      tiled.second = d;
+      tiled.mask |= 1u << k;
+      break;
     }
+    if (__builtin_popcount(tiled.mask) == kMaxTiledInputs) break;
   }
-  return mask;
+  if (tiled.mask == 0) return TiledInputs{};
+  // Tiles of the launch: a 1-D grid.
+  const std::int64_t tiles = ((space.sizes[inner] + 63) / 64) * (space.numel / space.sizes[inner] / space.sizes[tiled.second]) *
+                             ((space.sizes[tiled.second] + 63) / 64);
+  if (tiles > 0x7fffffff) return TiledInputs{};
+  return tiled;
 }
 
 LaunchGeometry tiled_geometry(const launch::IterationSpace& space, const CallOperands& operands,
-                              std::uint32_t tiled_mask) {
+                              const TiledInputs& tiled) {
   LaunchGeometry g;
-  g.grid_x = blocks_for(space.sizes[0], 64);
-  g.grid_y = blocks_for(space.sizes[1], 64);
+  const std::int64_t cols = space.sizes.back(), rows = space.sizes[tiled.second];
+  const std::int64_t batch = space.numel / cols / rows;
+  g.grid_x = static_cast<unsigned>(((rows + 63) / 64) * ((cols + 63) / 64) * batch);
   for (int k = 0; k < operands.inputs; ++k) {
-    if ((tiled_mask >> k) & 1u) g.shared_bytes += 64 * 65 * operands.element_bytes[k];
+    if ((tiled.mask >> k) & 1u) g.shared_bytes += 64 * 65 * operands.element_bytes[k];
   }
   return g;
 }

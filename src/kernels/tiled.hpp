@@ -1,12 +1,16 @@
-// src/kernels/tiled.hpp: the kernel for 2-D iteration spaces with a transposed input (its
-// fastest dimension is the output's slow one).
-//   jitvec_tiled2d  each block moves a 64x64 tile of each such input through shared memory,
+// src/kernels/tiled.hpp: the kernel for iteration spaces with a transposed input (its fastest
+// dimension is one of the output's slow ones), in any number of dimensions.
+//   jitvec_tiled    each block moves a 64x64 tile of each such input through shared memory,
 //                   reading it along its own fast dimension (256-byte runs), so every global
 //                   access is coalesced; 16 elements a thread keep enough loads in flight.
 //                   Other operands are read and written directly. Bit k of lane_mask says
 //                   input k goes through shared memory; the tiled inputs' tiles follow one
 //                   another in dynamic shared memory, each 64 x 65 elements of its own type.
-//                   blockIdx.x walks the row tiles, so blocks running together read
+//                   The tile's axes are the output's innermost dimension (the block's
+//                   dimension 0) and the input's fast one (launched as the block's dimension
+//                   1, launch/strided_params BlockLayout::second); each block finds its batch
+//                   (the other dimensions) with one division per dimension.
+//                   Consecutive blocks walk the row tiles, so blocks running together read
 //                   neighbouring stretches of the transposed input. Each thread steps one
 //                   pointer per operand by a fixed stride instead of recomputing offsets.
 //                   Tiles wholly inside the space skip the bounds checks and issue all 16
@@ -25,19 +29,27 @@
 
 namespace jitvec::kernels {
 
-/// Inputs one jitvec_tiled2d launch moves through shared memory at most (4 slots: 130 KiB).
+/// Inputs one jitvec_tiled launch moves through shared memory at most (4 slots: 130 KiB).
 inline constexpr int kMaxTiledInputs = 4;
 /// Dynamic shared memory of one tiled input at most: a 64 x 65 tile of 8-byte elements.
 inline constexpr int kTiledSlotBytes = 64 * 65 * 8;
 
-/// Whether `spec`'s module has jitvec_tiled2d (every loop with inputs has).
+/// Whether `spec`'s module has jitvec_tiled (every loop with inputs has).
 bool has_tiled_kernel(const codegen::LoopSpec& spec);
 std::string tiled_kernels(const codegen::LoopSpec& spec);
 
-/// The inputs of a 2-D space that are transposed (the bits of the mask), at most
-/// kMaxTiledInputs; 0 when the space is not 2-D or too small for tiles.
-std::uint32_t transposed_inputs(const launch::IterationSpace& space, const CallOperands& operands);
+/// The inputs a tiled launch moves through shared memory (the bits of `mask`, at most
+/// kMaxTiledInputs): those read with a stride > 1 along the space's innermost dimension and
+/// with stride 1 along dimension `second` (outermost first; the same for every tiled input).
+/// Tiles span the innermost dimension and `second`; the other dimensions are a batch. `mask`
+/// is 0 when no input is transposed or the dimensions are shorter than 32.
+struct TiledInputs {
+  std::uint32_t mask = 0;
+  int second = -1;
+};
+TiledInputs transposed_inputs(const launch::IterationSpace& space, const CallOperands& operands);
+/// A 1-D grid of every tile of every batch; each tiled input's tile in dynamic shared memory.
 LaunchGeometry tiled_geometry(const launch::IterationSpace& space, const CallOperands& operands,
-                              std::uint32_t tiled_mask);
+                              const TiledInputs& tiled);
 
 }  // namespace jitvec::kernels

@@ -32,22 +32,34 @@ void fill_strided_params(const IterationSpace& space, IndexWidth width, StridedP
   out.size = fill_strided_params(space, width, out.bytes);
 }
 
-std::size_t fill_strided_params(const IterationSpace& space, IndexWidth width, unsigned char* dest) {
+std::size_t fill_strided_params(const IterationSpace& space, IndexWidth width, unsigned char* dest,
+                                const BlockLayout& layout) {
   const int ndim = space.ndim();
   const int nops = static_cast<int>(space.strides.size());
   std::memset(dest, 0, strided_params_size(width, nops));
   unsigned char* cursor = dest;
-  // Dimension d of the block is dimension ndim-1-d of the space (innermost first).
-  auto dim = [&](int d) { return ndim - 1 - d; };
+  // Dimension d of the block is dimension ndim-1-d of the space (innermost first), except that
+  // layout.second and the space's dimension ndim-2 trade places.
+  auto dim = [&](int d) {
+    const int natural = ndim - 1 - d;
+    if (layout.second < 0 || ndim < 2) return natural;
+    if (d == 1) return layout.second;
+    return natural == layout.second ? ndim - 2 : natural;
+  };
+  // The block's size of its dimension d.
+  auto size_of = [&](int d) {
+    return d == 0 ? space.sizes[dim(0)] / layout.vector : space.sizes[dim(d)];
+  };
+  const std::int64_t numel = space.numel / layout.vector;
   if (width == IndexWidth::bits32) {
-    put<std::uint32_t>(cursor, static_cast<std::uint32_t>(space.numel));
+    put<std::uint32_t>(cursor, static_cast<std::uint32_t>(numel));
     put<std::int32_t>(cursor, ndim);
     unsigned char* sizes = cursor;
     unsigned char* magic = sizes + 4 * kMaxDims;
     unsigned char* shift = magic + 4 * kMaxDims;
     unsigned char* strides = shift + 4 * kMaxDims;
     for (int d = 0; d < ndim; ++d) {
-      const auto size = static_cast<std::uint32_t>(space.sizes[dim(d)]);
+      const auto size = static_cast<std::uint32_t>(size_of(d));
       const FastDivisor div = make_fast_divisor(size == 0 ? 1 : size);
       std::memcpy(sizes + 4 * d, &size, 4);
       std::memcpy(magic + 4 * d, &div.magic, 4);
@@ -58,12 +70,12 @@ std::size_t fill_strided_params(const IterationSpace& space, IndexWidth width, u
       }
     }
   } else {
-    put<std::int64_t>(cursor, space.numel);
+    put<std::int64_t>(cursor, numel);
     put<std::int64_t>(cursor, ndim);
     unsigned char* sizes = cursor;
     unsigned char* strides = sizes + 8 * kMaxDims;
     for (int d = 0; d < ndim; ++d) {
-      const std::int64_t size = space.sizes[dim(d)];
+      const std::int64_t size = size_of(d);
       std::memcpy(sizes + 8 * d, &size, 8);
       for (int k = 0; k < nops; ++k) {
         std::memcpy(strides + 8 * (k * kMaxDims + d), &space.strides[k][dim(d)], 8);

@@ -34,9 +34,21 @@ struct alignas(8) StridedParamsBuffer {
   std::size_t size = 0;
 };
 
+/// How a kernel wants the space laid out in its block, when not dimension for dimension:
+///   vector    the innermost size (and the element count) are given in vectors of this many
+///             elements (the innermost size must be a multiple of it);
+///   second    the space's dimension (outermost first) written as the block's dimension 1,
+///             swapped with the one that would be there (a tiled kernel's second tile axis);
+///             -1 keeps the order.
+struct BlockLayout {
+  int vector = 1;
+  int second = -1;
+};
+
 /// Writes the block for `space` (whose strides are per operand, the output last) at `dest`
 /// (strided_params_size() bytes, 8-byte aligned); returns its size.
-std::size_t fill_strided_params(const IterationSpace& space, IndexWidth width, unsigned char* dest);
+std::size_t fill_strided_params(const IterationSpace& space, IndexWidth width, unsigned char* dest,
+                                const BlockLayout& layout = {});
 /// The same into `out`.
 void fill_strided_params(const IterationSpace& space, IndexWidth width, StridedParamsBuffer& out);
 

@@ -160,6 +160,16 @@ inline std::vector<Case> make_cases() {
                        {array_input(TestArray::random(DType::float64, {16, 1}, -50, 50)),
                         array_input(TestArray::random(DType::float64, {1, 700}, 0.5, 7))},
                        {}, ref_split3, {DType::float64, DType::int32, DType::float32}, {16, 700}});
+  // GPU: the N-d vector kernel (3-d broadcast, short rows) and the tiled kernel with a batch
+  // (a 3-d permutation that moves the last axis) storing every output.
+  cases.push_back(Case{"polar f32 3-d broadcast (6,1,40) x (1,5,1)", "mo_polar",
+                       {array_input(TestArray::random(DType::float32, {6, 1, 40}, 0, 10)),
+                        array_input(TestArray::random(DType::float32, {1, 5, 1}, -pi, pi))},
+                       {}, ref_polar, {DType::float32, DType::float32}, {6, 5, 40}});
+  cases.push_back(Case{"split3 3-d permutation moving the last axis", "mo_split3",
+                       {array_input(TestArray::random_view(DType::float64, 70 * 3 * 40, 0, {40, 3, 70}, {1, 40, 120}, -50, 50)),
+                        array_input(TestArray::random(DType::float64, {70}, 0.5, 7))},
+                       {}, ref_split3, {DType::float64, DType::int32, DType::float32}, {40, 3, 70}});
   {
     // In place: out= of the first output is the first input's own view (NumPy allows it).
     Case c{"polar in place: x into r", "mo_polar",

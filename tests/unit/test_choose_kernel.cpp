@@ -101,13 +101,22 @@ TEST_CASE("2-D broadcasts take the row kernels", "[kernels][choice]") {
   CHECK(c.kind == KernelKind::rows);
   CHECK(c.geometry.grid_x == 4096 / (256 * kRowsUnroll));
 
-  // More rows than a grid's y dimension holds: the kernel loops over rows.
-  const auto tall = plan_iteration(Shape{100000, 512}, {Strides{512, 1}, Strides{0, 1}, Strides{512, 1}});
+  // More rows than a grid's y dimension holds, in 64-bit offsets: the kernel loops over rows.
+  const std::int64_t many = (std::int64_t{1} << 31) / 4096 + 8;
+  const auto tall = plan_iteration(Shape{many, 4096}, {Strides{4096, 1}, Strides{0, 1}, Strides{4096, 1}});
+  REQUIRE_FALSE(tall.fits_32bit);
   CHECK(choose_kernel(tall, Call(2).ops, loop).geometry.grid_y == 65535);
 
-  // Short rows leave a row kernel's threads idle: strided.
+  // Rows shorter than a row block's 2048 elements: the N-d vector kernel, 16 elements a thread.
   const auto short_rows = plan_iteration(Shape{4096, 100}, {Strides{100, 1}, Strides{0, 1}, Strides{100, 1}});
-  CHECK(choose_kernel(short_rows, Call(2).ops, loop).kind == KernelKind::strided32);
+  c = choose_kernel(short_rows, Call(2).ops, loop);
+  CHECK(c.kind == KernelKind::nd_vec);
+  CHECK(c.shape == ShapeBlock::strided32);
+  CHECK(c.block.vector == 4);
+  CHECK(c.geometry.grid_x == 4096 * 100 / (256 * 16));
+  // ... but rows that are not whole vectors: strided.
+  const auto odd_rows = plan_iteration(Shape{4096, 101}, {Strides{101, 1}, Strides{0, 1}, Strides{101, 1}});
+  CHECK(choose_kernel(odd_rows, Call(2).ops, loop).kind == KernelKind::strided32);
 }
 
 TEST_CASE("transposed inputs go through shared-memory tiles", "[kernels][choice]") {
@@ -115,10 +124,11 @@ TEST_CASE("transposed inputs go through shared-memory tiles", "[kernels][choice]
   // out (2048, 1024) = x.T + y, x stored (1024, 2048).
   const auto space = plan_iteration(Shape{2048, 1024}, {Strides{1, 2048}, Strides{1024, 1}, Strides{1024, 1}});
   const KernelChoice c = choose_kernel(space, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::tiled2d);
+  CHECK(c.kind == KernelKind::tiled);
   CHECK(c.lane_mask == 0b01);
-  CHECK(c.geometry.grid_x == 2048 / 64);
-  CHECK(c.geometry.grid_y == 1024 / 64);
+  CHECK(c.block.second == 0);
+  CHECK(c.geometry.grid_x == (2048 / 64) * (1024 / 64));
+  CHECK(c.geometry.grid_y == 1);
   CHECK(c.geometry.shared_bytes == 64 * 65 * 4);
   CHECK(c.shape == ShapeBlock::strided64);
 
@@ -130,37 +140,89 @@ TEST_CASE("transposed inputs go through shared-memory tiles", "[kernels][choice]
   CHECK(t.lane_mask == 0b11);
   CHECK(t.geometry.shared_bytes == 64 * 65 * (4 + 8));
 
-  // A module without the tiled kernel falls back to the row kernel (long rows).
+  // A module without the tiled kernel reads the transposed input element by element.
   LoopTraits no_tiles = loop;
   no_tiles.has_tiled = false;
-  CHECK(choose_kernel(space, Call(2).ops, no_tiles).kind == KernelKind::rows);
+  const KernelChoice direct = choose_kernel(space, Call(2).ops, no_tiles);
+  CHECK(direct.kind == KernelKind::nd_vec);
+  CHECK(direct.lane_mask == 0b01);
   // A scalar is never tiled.
-  CHECK(choose_kernel(space, Call(2, 0b01).ops, loop).kind == KernelKind::rows_vec);
+  CHECK(choose_kernel(space, Call(2, 0b01).ops, loop).kind == KernelKind::nd_vec);
 }
 
-TEST_CASE("N-d layouts with long rows take the row kernels", "[kernels][choice]") {
+TEST_CASE("N-d permutations that move the last axis take tiles with a batch", "[kernels][choice]") {
+  const LoopTraits loop = float32_loop(1);
+  // x (1024, 512, 512) read as x.permute(2, 1, 0): the output's rows run along x's slowest axis.
+  const auto move3 = plan_iteration(Shape{512, 512, 1024}, {Strides{1, 512, 512 * 512}, Strides{512 * 1024, 1024, 1}});
+  REQUIRE(move3.ndim() == 3);
+  KernelChoice c = choose_kernel(move3, Call(1).ops, loop);
+  CHECK(c.kind == KernelKind::tiled);
+  CHECK(c.lane_mask == 0b1);
+  CHECK(c.block.second == 0);  // tiles span x's fast axis (the output's outermost) and the rows
+  CHECK(c.geometry.grid_x == (512 / 64) * (1024 / 64) * 512);
+  CHECK(c.geometry.shared_bytes == 64 * 65 * 4);
+  // (64, 64, 256, 256).permute(0, 3, 2, 1): x's fast axis is the output's second.
+  const auto move4 = plan_iteration(Shape{64, 256, 256, 64},
+                                    {Strides{64 * 256 * 256, 1, 256, 256 * 256}, Strides{256 * 256 * 64, 256 * 64, 64, 1}});
+  REQUIRE(move4.ndim() == 4);
+  c = choose_kernel(move4, Call(1).ops, loop);
+  CHECK(c.kind == KernelKind::tiled);
+  CHECK(c.block.second == 1);
+  CHECK(c.geometry.grid_x == (256 / 64) * 1 * (64 * 256));
+  // Tile axes shorter than 32: no tiles.
+  const auto thin = plan_iteration(Shape{16, 512, 1024}, {Strides{1, 16 * 1024, 16}, Strides{512 * 1024, 1024, 1}});
+  CHECK(choose_kernel(thin, Call(1).ops, loop).kind != KernelKind::tiled);
+}
+
+TEST_CASE("the N-d vector kernel reads each input by its stride along the rows", "[kernels][choice]") {
+  const LoopTraits loop = float32_loop(3);
+  // out (8, 64, 512) = a (8, 1, 512) + b (1, 64, 1) + c[..., ::2]: a vector loads, b splats,
+  // c is read element by element (bit 2).
+  const auto mixed = plan_iteration(Shape{8, 64, 512}, {Strides{512, 0, 1}, Strides{0, 1, 0}, Strides{64 * 1024, 1024, 2},
+                                                        Strides{64 * 512, 512, 1}});
+  REQUIRE(mixed.ndim() == 3);
+  Call call(3);
+  KernelChoice c = choose_kernel(mixed, call.ops, loop);
+  CHECK(c.kind == KernelKind::nd_vec);
+  CHECK(c.lane_mask == 0b100);
+  // An input off its vector boundary is read element by element too.
+  call.ops.addresses[0] += 4;
+  c = choose_kernel(mixed, call.ops, loop);
+  CHECK(c.kind == KernelKind::nd_vec);
+  CHECK(c.lane_mask == 0b101);
+  // An output off its boundary cannot take 16-byte stores: the row kernel.
+  Call moved_out(3);
+  moved_out.ops.addresses[3] += 4;
+  CHECK(choose_kernel(mixed, moved_out.ops, loop).kind == KernelKind::rows);
+  // Past 32-bit offsets: the row kernels.
+  const std::int64_t rows = (std::int64_t{1} << 31) / 512 + 1;
+  const auto big = plan_iteration(Shape{rows, 1, 512}, {Strides{512, 0, 1}, Strides{0, 1, 0}, Strides{1024, 0, 2}, Strides{512, 512, 1}});
+  CHECK(choose_kernel(big, Call(3).ops, loop).kind != KernelKind::nd_vec);
+}
+
+TEST_CASE("N-d layouts take the N-d vector kernel, long 2-D rows the row kernels", "[kernels][choice]") {
   const LoopTraits loop = float32_loop(2);
   // (B,1,L) + (1,C,1): no merge makes it 2-D; input 1 is constant along each row.
   const auto bcast3 = plan_iteration(Shape{64, 32, 512}, {Strides{512, 0, 1}, Strides{0, 1, 0}, Strides{32 * 512, 512, 1}});
   REQUIRE(bcast3.ndim() == 3);
   KernelChoice c = choose_kernel(bcast3, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::rows_vec);
-  CHECK(c.lane_mask == 0b10);
-  CHECK(c.geometry.grid_x == 1);
-  CHECK(c.geometry.grid_y == 64 * 32);
+  CHECK(c.kind == KernelKind::nd_vec);
+  CHECK(c.lane_mask == 0);  // input 1 is splatted: its stride along the rows is 0
+  CHECK(c.geometry.grid_x == 64 * 32 * 512 / (256 * 16));
+  CHECK(c.geometry.grid_y == 1);
 
   // 4-D (N,C,H,W) + (1,C,1,1), and 6-D with size-1 axes between full ones.
   const auto bcast4 = plan_iteration(Shape{8, 16, 32, 1024},
                                      {Strides{16 * 32 * 1024, 32 * 1024, 1024, 1}, Strides{0, 1, 0, 0}, Strides{16 * 32 * 1024, 32 * 1024, 1024, 1}});
-  CHECK(choose_kernel(bcast4, Call(2).ops, loop).kind == KernelKind::rows_vec);
+  CHECK(choose_kernel(bcast4, Call(2).ops, loop).kind == KernelKind::nd_vec);
   const auto bcast6 = plan_iteration(Shape{4, 2, 4, 2, 4, 512},
                                      {Strides{2 * 4 * 2 * 4 * 512, 0, 2 * 4 * 512, 0, 512, 1},
                                       Strides{0, 4 * 2 * 4, 0, 4, 0, 0},
                                       Strides{2 * 4 * 2 * 4 * 512, 4 * 2 * 4 * 512, 2 * 4 * 512, 4 * 512, 512, 1}});
   REQUIRE(bcast6.ndim() >= 4);
   c = choose_kernel(bcast6, Call(2).ops, loop);
-  CHECK(c.kind == KernelKind::rows_vec);
-  CHECK(c.geometry.grid_y == static_cast<unsigned>(bcast6.numel / bcast6.sizes.back()));
+  CHECK(c.kind == KernelKind::nd_vec);
+  CHECK(c.geometry.grid_x == static_cast<unsigned>(bcast6.numel / (256 * 16)));
 
   // A stepped view x[::2] (one dimension, stride 2): the scalar row kernel, one row.
   const auto stepped = plan_iteration(Shape{1 << 20}, {Strides{2}, Strides{0}, Strides{1}}, 0b10);
@@ -172,12 +234,14 @@ TEST_CASE("N-d layouts with long rows take the row kernels", "[kernels][choice]"
 
   // Stepped along an outer axis (x[::2, :]): rows still run contiguously, 16-byte loads.
   const auto outer_step = plan_iteration(Shape{512, 1024}, {Strides{2048, 1}, Strides{1024, 1}, Strides{1024, 1}});
-  CHECK(choose_kernel(outer_step, Call(2).ops, loop).kind == KernelKind::rows_vec);
+  CHECK(choose_kernel(outer_step, Call(2).ops, loop).kind == KernelKind::nd_vec);
+  const auto outer_step_long = plan_iteration(Shape{512, 4096}, {Strides{8192, 1}, Strides{4096, 1}, Strides{4096, 1}});
+  CHECK(choose_kernel(outer_step_long, Call(2).ops, loop).kind == KernelKind::rows_vec);
 
   // A 3-D permutation that keeps the last axis: (A,B,C) read as (B,A,C).
   const auto permuted = plan_iteration(Shape{64, 128, 1024}, {Strides{1024, 64 * 1024, 1}, Strides{128 * 1024, 1024, 1}, Strides{128 * 1024, 1024, 1}});
   REQUIRE(permuted.ndim() == 3);
-  CHECK(choose_kernel(permuted, Call(2).ops, loop).kind == KernelKind::rows_vec);
+  CHECK(choose_kernel(permuted, Call(2).ops, loop).kind == KernelKind::nd_vec);
 
   // A strided out= (every other column): the scalar row kernel.
   const auto strided_out = plan_iteration(Shape{512, 1024}, {Strides{1024, 1}, Strides{0, 1}, Strides{4096, 2}});

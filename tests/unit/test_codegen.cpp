@@ -85,7 +85,8 @@ TEST_CASE("every generated GPU kernel compiles with NVRTC", "[codegen][nvrtc]") 
     CHECK(b.cubin.size() > 0);
     CHECK(b.ptx.find(".entry jitvec_contig_vec") != std::string::npos);
     CHECK(b.ptx.find(".entry jitvec_strided64") != std::string::npos);
-    CHECK(b.ptx.find(".entry jitvec_tiled2d") != std::string::npos);
+    CHECK(b.ptx.find(".entry jitvec_tiled") != std::string::npos);
+    CHECK(b.ptx.find(".entry jitvec_nd_vec") != std::string::npos);
   }
   LoopSpec three = LoopSpec::exact(Signature::parse("float64(int8, float32, uint64)"));
   three.outputs = {DType::int64};

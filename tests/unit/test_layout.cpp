@@ -113,6 +113,38 @@ TEST_CASE("the strided parameter block is laid out innermost first", "[layout]")
   CHECK(fields[2 + 2 * kMaxDims + 1] == 4);  // output, outer stride
 }
 
+TEST_CASE("a block can count vectors and move a tile axis to dimension 1", "[layout]") {
+  // (5, 6, 8) with operand 0 stored (8, 6, 5): its unit stride is along the outermost dimension.
+  const IterationSpace s = plan_iteration(Shape{5, 6, 8}, {Strides{1, 5, 30}, Strides{48, 8, 1}});
+  REQUIRE(s.ndim() == 3);
+  StridedParamsBuffer block;
+  block.size = fill_strided_params(s, IndexWidth::bits64, block.bytes, BlockLayout{1, 0});
+  std::int64_t fields[2 + kMaxDims + 2 * kMaxDims];
+  std::memcpy(fields, block.bytes, sizeof fields);
+  CHECK(fields[0] == 240);
+  CHECK(fields[2] == 8);  // dimension 0 stays the innermost
+  CHECK(fields[3] == 5);  // dimension 1 is the space's outermost ...
+  CHECK(fields[4] == 6);  // ... which traded places with the middle one
+  CHECK(fields[2 + kMaxDims] == 30);
+  CHECK(fields[2 + kMaxDims + 1] == 1);
+  CHECK(fields[2 + kMaxDims + 2] == 5);
+  CHECK(fields[2 + 2 * kMaxDims + 1] == 48);
+  CHECK(fields[2 + 2 * kMaxDims + 2] == 8);
+
+  // Vectors of 4 along the innermost dimension: its size and the count are in vectors, with
+  // the magic divisor of the vector count; strides stay in elements.
+  std::uint32_t words[2 + 3 * kMaxDims + 2 * kMaxDims];
+  block.size = fill_strided_params(s, IndexWidth::bits32, block.bytes, BlockLayout{4, -1});
+  std::memcpy(words, block.bytes, sizeof words);
+  CHECK(words[0] == 60);
+  CHECK(words[2] == 2);
+  CHECK(words[3] == 6);
+  const FastDivisor two = make_fast_divisor(2);
+  CHECK(words[2 + kMaxDims] == two.magic);
+  CHECK(words[2 + 2 * kMaxDims] == two.shift);
+  CHECK(words[2 + 3 * kMaxDims] == 30);  // operand 0's innermost stride, in elements
+}
+
 TEST_CASE("slices follow Python's rules, and the documented reversal reverses", "[layout]") {
   std::vector<float> values(7);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 1.5f;

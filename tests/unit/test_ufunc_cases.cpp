@@ -211,6 +211,36 @@ std::vector<Case> make_cases() {
                         scalar_input(0.25)},
                        TestArray::poisoned_view(DType::float64, 5 * 4 * 600, 0, {5, 4, 300}, {2400, 600, 2}),
                        ref_mix, DType::float64, {5, 4, 300}});
+  // GPU: jitvec_nd_vec (rows of whole 16-byte vectors, 3+ dimensions or short rows; each input
+  // splatted, vector-loaded or read element by element) and jitvec_tiled with a batch (a
+  // permutation that moves the last axis), with ragged tile edges.
+  cases.push_back(Case{"3-d broadcast with short rows (7,1,12) + (1,5,1)", "add",
+                       {array_input(TestArray::random(DType::float32, {7, 1, 12}, -9, 9)),
+                        array_input(TestArray::random(DType::float32, {1, 5, 1}, -9, 9))},
+                       std::nullopt, ref_add, DType::float32, {7, 5, 12}});
+  cases.push_back(Case{"3-d: a stepped input, a misaligned input, a splatted input", "gauss",
+                       {array_input(TestArray::random_view(DType::float32, 4 * 6 * 80, 0, {4, 6, 40}, {480, 80, 2}, -3, 3)),
+                        array_input(TestArray::random_view(DType::float32, 6 * 40 + 1, 1, {6, 40}, {40, 1}, -1, 1)),
+                        array_input(TestArray::random(DType::float32, {4, 1, 1}, 0.5, 2))},
+                       std::nullopt, ref_gauss, DType::float32, {4, 6, 40}});
+  cases.push_back(Case{"short rows of 4: (1000, 4) + (4,) float64", "add",
+                       {array_input(TestArray::random(DType::float64, {1000, 4}, -9, 9)),
+                        array_input(TestArray::random(DType::float64, {4}, -9, 9))},
+                       std::nullopt, ref_add, DType::float64, {1000, 4}});
+  cases.push_back(Case{"3-d permutation moving the last axis: (66,3,40) read as (40,3,66)", "add",
+                       {array_input(TestArray::random_view(DType::float32, 66 * 3 * 40, 0, {40, 3, 66}, {1, 40, 120}, -9, 9)),
+                        array_input(TestArray::random(DType::float32, {3, 1}, -9, 9))},
+                       std::nullopt, ref_add, DType::float32, {40, 3, 66}});
+  cases.push_back(Case{"4-d permutation (0,3,2,1) of (3,70,5,45), ragged tiles, batch of 15", "add",
+                       {array_input(TestArray::random_view(DType::float64, 3 * 70 * 5 * 45, 0, {3, 45, 5, 70}, {15750, 1, 45, 225}, -9, 9)),
+                        array_input(TestArray::random(DType::float64, {3, 45, 5, 70}, -9, 9))},
+                       std::nullopt, ref_add, DType::float64, {3, 45, 5, 70}});
+  cases.push_back(Case{"tiles with a batch: permuted int16 + broadcast + scalar into a padded out=", "mix",
+                       {array_input(TestArray::random_view(DType::int16, 70 * 5 * 45, 0, {45, 5, 70}, {1, 45, 225}, -999, 999)),
+                        array_input(TestArray::random(DType::float32, {70}, -9, 9)),
+                        scalar_input(0.25)},
+                       TestArray::poisoned_view(DType::float64, 45 * 5 * 72 + 3, 3, {45, 5, 70}, {360, 72, 1}),
+                       ref_mix, DType::float64, {45, 5, 70}});
   cases.push_back(Case{"weak scalar 15.0 into int16 (seed's zero_suppress)", "zero_suppress",
                        {array_input(TestArray::random(DType::int16, {10000}, -40, 40)),
                         scalar_input(15.0)},

@@ -1,0 +1,120 @@
+#include "kernels/nd_vector.hpp"
+
+#include <algorithm>
+
+#include "kernels/kernel_text.hpp"
+#include "kernels/operand_code.hpp"
+
+namespace jitvec::kernels {
+namespace {
+
+// p.sizes[0] and p.numel count vectors; every stride counts elements.
+constexpr const char* kNdVec = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
+  constexpr int BLOCK = ${block}, VEC = ${vec}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
+  const unsigned gather_mask = lane_mask;
+  const unsigned first = blockIdx.x * (BLOCK * UNROLL) + threadIdx.x;
+  int off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    unsigned rem = first + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < ${max_dims}; ++d) {
+      if (d == p.ndim) break;
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+      const int coord = static_cast<int>(rem - q * p.sizes[d]) * (d == 0 ? VEC : 1);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+${loads}#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+    if (first + u * BLOCK >= p.numel) break;
+${result_vectors}#pragma unroll
+    for (int e = 0; e < VEC; ++e) ${vector_element}
+${vector_stores}  }
+}
+)";
+
+constexpr OperandCode kNdVectorLoads{
+    "jitvec_detail::Vec<${T}, VEC> v${k}[UNROLL];\n",
+    "const int step = p.strides[${k}][0];\n"
+    "if (step == 0) {\n"
+    "#pragma unroll\n"
+    "  for (int u = 0; u < UNROLL; ++u) {\n"
+    "    if (first + u * BLOCK >= p.numel) break;\n"
+    "    const ${T} same = in${k}[off[${k}][u]];\n"
+    "#pragma unroll\n"
+    "    for (int e = 0; e < VEC; ++e) v${k}[u].v[e] = same;\n"
+    "  }\n"
+    "} else if ((gather_mask >> ${k}) & 1u) {\n"
+    "#pragma unroll\n"
+    "  for (int u = 0; u < UNROLL; ++u) {\n"
+    "    if (first + u * BLOCK >= p.numel) break;\n"
+    "#pragma unroll\n"
+    "    for (int e = 0; e < VEC; ++e) v${k}[u].v[e] = in${k}[off[${k}][u] + e * step];\n"
+    "  }\n"
+    "} else {\n"
+    "#pragma unroll\n"
+    "  for (int u = 0; u < UNROLL; ++u)\n"
+    "    if (first + u * BLOCK < p.numel) v${k}[u] = *reinterpret_cast<const jitvec_detail::Vec<${T}, VEC>*>(in${k} + off[${k}][u]);\n"
+    "}\n"};
+
+constexpr const char* kResultVector = "jitvec_detail::Vec<${O}, VEC> r${s};\n";
+constexpr const char* kVectorStore =
+    "*reinterpret_cast<jitvec_detail::Vec<${O}, VEC>*>(out${s} + off[${op}][u]) = r${s};\n";
+
+}  // namespace
+
+int nd_vector_unroll(const ContigVectorShape& shape) { return std::max(1, 16 / shape.vec); }
+
+std::string nd_vector_kernels(const codegen::LoopSpec& spec) {
+  const ScalarPattern pattern = ScalarPattern::run_time();
+  const ContigVectorShape shape = contig_vector_shape(spec);
+  return fill(kNdVec, {{"block", std::to_string(kCudaBlock)},
+                       {"name", kernel_name(KernelKind::nd_vec)},
+                       {"params", kernel_parameters(spec, ShapeBlock::strided32)},
+                       {"vec", std::to_string(shape.vec)},
+                       {"unroll", std::to_string(nd_vector_unroll(shape))},
+                       {"operands", std::to_string(spec.operand_count())},
+                       {"nout", std::to_string(spec.nout())},
+                       {"max_dims", std::to_string(launch::kMaxDims)},
+                       {"loads", operand_loads(spec, pattern, kNdVectorLoads, 2)},
+                       {"result_vectors", each_output(spec, kResultVector, 4)},
+                       {"vector_element", element_store(spec, pattern, "v${k}[u].v[e]", "r${s}.v[e]")},
+                       {"vector_stores", each_output(spec, kVectorStore, 4)}});
+}
+
+bool nd_vector_applies(const launch::IterationSpace& space, const CallOperands& operands, int vec,
+                       std::uint32_t& gather_mask) {
+  gather_mask = 0;
+  const int inner = space.ndim() - 1;  // the space is outermost first
+  if (!space.fits_32bit || space.ndim() < 2 || space.sizes[inner] % vec != 0) return false;
+  // Runs along the rows from vector boundaries: 16-byte loads or stores.
+  auto runs_along_rows = [&](int op) {
+    if (space.strides[op][inner] != 1) return false;
+    for (int d = 0; d < inner; ++d) {
+      if (space.strides[op][d] % vec != 0) return false;
+    }
+    return operands.addresses[op] % (static_cast<std::uintptr_t>(vec) * operands.element_bytes[op]) == 0;
+  };
+  for (int j = 0; j < operands.outputs; ++j) {
+    if (!runs_along_rows(operands.output(j))) return false;
+  }
+  for (int k = 0; k < operands.inputs; ++k) {
+    if (operands.is_scalar(k) || space.strides[k][inner] == 0) continue;
+    if (!runs_along_rows(k)) gather_mask |= 1u << k;
+  }
+  return true;
+}
+
+LaunchGeometry nd_vector_geometry(const launch::IterationSpace& space, const ContigVectorShape& shape) {
+  LaunchGeometry g;
+  g.grid_x = blocks_for(space.numel / shape.vec, static_cast<std::int64_t>(kCudaBlock) * nd_vector_unroll(shape));
+  return g;
+}
+
+}  // namespace jitvec::kernels
