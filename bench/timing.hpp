@@ -7,6 +7,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace bench {
@@ -39,5 +41,12 @@ double median_host_ms(Repetitions reps, Work&& work) {
   }
   return median(times);
 }
+
+/// Host times of several pieces of work taken in alternation, so that all see the same machine
+/// state (clock frequency, other tenants' memory traffic): `warmup` untimed rounds, then
+/// `timed` rounds, each running every piece once, the order rotated by one each round.
+/// Returns times[piece][round].
+std::vector<std::vector<double>> interleaved_host_ms(Repetitions reps,
+                                                     const std::vector<std::function<void()>>& work);
 
 }  // namespace bench

@@ -1,10 +1,9 @@
 #include "cpu/thread_pool.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <chrono>
 #include <exception>
 #include <map>
-#include <memory>
 
 #include <fmt/format.h>
 
@@ -14,8 +13,8 @@ namespace jitvec::cpu {
 
 namespace {
 
-/// The pool whose chunk this thread is running (its workers always), so that a parallel_for
-/// on the same pool from inside a chunk runs inline instead of waiting for itself.
+/// The pool whose piece this thread is running (its workers always), so that a parallel_for
+/// on the same pool from inside a piece runs inline instead of waiting for itself.
 thread_local const ThreadPool* t_running_pool = nullptr;
 
 class RunningPoolScope {
@@ -36,29 +35,99 @@ int hardware_threads() {
   return count == 0 ? 1 : static_cast<int>(count);
 }
 
+// How long an idle worker spins for the next call before it sleeps, and how long the caller
+// spins for the last pieces. Back-to-back calls on host arrays are a few microseconds apart.
+constexpr std::chrono::microseconds kWorkerSpin{50};
+constexpr std::chrono::microseconds kCallerSpin{20};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+/// Spins until done() or `limit` has passed; returns done()'s last answer.
+template <class Done>
+bool spin_until(Done&& done, std::chrono::microseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return done();
+  }
+}
+
+constexpr std::uint64_t pack(std::uint64_t front, std::uint64_t back) { return front << 32 | back; }
+constexpr std::uint64_t front_of(std::uint64_t range) { return range >> 32; }
+constexpr std::uint64_t back_of(std::uint64_t range) { return range & 0xffffffffu; }
+
+/// Takes one piece of a share: its front piece for the owner, else its back piece; -1 when
+/// the share has none left.
+std::int64_t claim(std::atomic<std::uint64_t>& range, bool owner) {
+  std::uint64_t seen = range.load(std::memory_order_acquire);
+  for (;;) {
+    const std::uint64_t front = front_of(seen), back = back_of(seen);
+    if (front >= back) return -1;
+    const std::uint64_t next = owner ? pack(front + 1, back) : pack(front, back - 1);
+    if (range.compare_exchange_weak(seen, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      return static_cast<std::int64_t>(owner ? front : back - 1);
+    }
+  }
+}
+
 }  // namespace
 
-/// One parallel_for: the chunks, who takes part, and the first error.
+std::int64_t ChunkPlan::bound(std::int64_t i) const {
+  const std::int64_t total = total_pieces();
+  if (i <= 0) return begin;
+  if (i >= total) return begin + count;
+  const std::int64_t q = count / total, r = count % total;
+  const std::int64_t raw = begin + i * q + std::min(i, r);
+  if (grain.multiple <= 1) return raw;
+  const std::int64_t m = grain.multiple;
+  return raw - (((raw + grain.phase) % m) + m) % m;
+}
+
+ChunkPlan plan_chunks(std::int64_t begin, std::int64_t end, std::int64_t min_chunk, int threads,
+                      ChunkGrain grain) {
+  ChunkPlan plan;
+  plan.begin = begin;
+  plan.count = std::max<std::int64_t>(end - begin, 0);
+  if (plan.count == 0) {
+    plan.shares = 0;
+    return plan;
+  }
+  const std::int64_t least = std::max<std::int64_t>(min_chunk, 1);
+  plan.shares = std::max<std::int64_t>(1, std::min<std::int64_t>(plan.count / least, std::max(threads, 1)));
+  if (plan.shares > 1) {
+    plan.pieces = std::clamp<std::int64_t>(plan.count / (plan.shares * least), 1, kMaxPiecesPerShare);
+  }
+  const std::int64_t shortest = plan.count / plan.total_pieces();
+  if (grain.multiple > 1 && plan.total_pieces() > 1 && shortest >= 4 * grain.multiple) {
+    plan.grain.multiple = grain.multiple;
+    plan.grain.phase = ((grain.phase % grain.multiple) + grain.multiple) % grain.multiple;
+  }
+  return plan;
+}
+
+std::int64_t parallel_chunk_count(std::int64_t n, std::int64_t min_chunk, int threads) {
+  return plan_chunks(0, n, min_chunk, threads).shares;
+}
+
+/// One parallel_for: the plan, the body and the first error. Lives on the caller's stack; the
+/// caller returns only once no worker is inside it (active_ is 0 after job_ was cleared).
 struct ThreadPool::Job {
-  const std::function<void(std::int64_t, std::int64_t)>* body = nullptr;
-  std::int64_t begin = 0;
-  std::int64_t count = 0;
-  std::int64_t chunks = 0;
-  std::atomic<std::int64_t> next_chunk{0};
-  /// Workers with an index below this take part (the caller always does).
-  int helpers = 0;
-  /// Helpers that have not finished yet; guarded by state_mutex_.
-  int helpers_running = 0;
+  const Body* body = nullptr;
+  ChunkPlan plan;
+  std::uint64_t generation = 0;
+  std::atomic<bool> cancelled{false};
   std::mutex error_mutex;
   std::exception_ptr first_error;
 };
-
-std::int64_t parallel_chunk_count(std::int64_t n, std::int64_t min_chunk, int threads) {
-  if (n <= 0) return 0;
-  const std::int64_t chunks = std::min<std::int64_t>(n / std::max<std::int64_t>(min_chunk, 1),
-                                                     std::max(threads, 1));
-  return std::max<std::int64_t>(chunks, 1);
-}
 
 ThreadPool::ThreadPool(int threads) {
   if (threads < 0) {
@@ -66,6 +135,7 @@ ThreadPool::ThreadPool(int threads) {
         "thread pool size must be 0 (one thread per core) or positive, got {}", threads));
   }
   const int total = threads == 0 ? hardware_threads() : threads;
+  shares_ = std::make_unique<Share[]>(static_cast<std::size_t>(total));
   try {
     workers_.reserve(static_cast<std::size_t>(total - 1));
     for (int index = 0; index < total - 1; ++index) {
@@ -74,7 +144,7 @@ ThreadPool::ThreadPool(int threads) {
   } catch (...) {
     {
       std::lock_guard<std::mutex> lock(state_mutex_);
-      stopping_ = true;
+      stopping_.store(true);
     }
     work_ready_.notify_all();
     for (std::thread& worker : workers_) worker.join();
@@ -85,81 +155,120 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(state_mutex_);
-    stopping_ = true;
+    stopping_.store(true);
   }
   work_ready_.notify_all();
   for (std::thread& worker : workers_) worker.join();
 }
 
-void ThreadPool::run_chunks(Job& job) {
-  const std::int64_t base = job.count / job.chunks;
-  const std::int64_t longer = job.count % job.chunks;  // the first `longer` chunks get one more
-  for (;;) {
-    const std::int64_t chunk = job.next_chunk.fetch_add(1);
-    if (chunk >= job.chunks) return;
-    const std::int64_t chunk_begin = job.begin + chunk * base + std::min(chunk, longer);
-    const std::int64_t chunk_end = chunk_begin + base + (chunk < longer ? 1 : 0);
+void ThreadPool::run_job(Job& job, std::int64_t own_share) {
+  const std::int64_t shares = job.plan.shares;
+  const std::int64_t pieces = job.plan.pieces;
+  auto run_piece = [&](std::int64_t piece) {
     try {
-      (*job.body)(chunk_begin, chunk_end);
+      (*job.body)(job.plan.bound(piece), job.plan.bound(piece + 1));
     } catch (...) {
       std::lock_guard<std::mutex> lock(job.error_mutex);
       if (!job.first_error) job.first_error = std::current_exception();
-      job.next_chunk.store(job.chunks);  // skip the chunks nobody has started
+      job.cancelled.store(true);  // skip the pieces nobody has started
+    }
+  };
+  // Its own share from the front, then the others' from the back, the next share first.
+  for (std::int64_t step = 0; step < shares; ++step) {
+    const std::int64_t share = (own_share + step) % shares;
+    std::atomic<std::uint64_t>& range = shares_[static_cast<std::size_t>(share)].range;
+    for (;;) {
+      if (job.cancelled.load(std::memory_order_relaxed)) return;
+      const std::int64_t piece = claim(range, step == 0);
+      if (piece < 0) break;
+      run_piece(share * pieces + piece);
     }
   }
 }
 
+std::uint64_t ThreadPool::wait_for_work(std::uint64_t seen) {
+  auto ready = [&] {
+    return stopping_.load(std::memory_order_acquire) ||
+           generation_.load(std::memory_order_acquire) != seen;
+  };
+  if (!spin_until(ready, kWorkerSpin)) {
+    std::unique_lock<std::mutex> lock(state_mutex_);
+    ++sleepers_;
+    work_ready_.wait(lock, ready);
+    --sleepers_;
+  }
+  return generation_.load(std::memory_order_acquire);
+}
+
 void ThreadPool::worker_main(int worker_index) {
   t_running_pool = this;
-  std::uint64_t seen_generation = 0;
-  std::unique_lock<std::mutex> lock(state_mutex_);
+  std::uint64_t seen = 0;
   for (;;) {
-    work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen_generation; });
-    if (stopping_) return;
-    seen_generation = generation_;
-    Job* job = job_;
-    // A job this worker is not part of may already be over when it wakes.
-    if (job == nullptr || worker_index >= job->helpers) continue;
-    lock.unlock();
-    run_chunks(*job);
-    lock.lock();
-    if (--job->helpers_running == 0) work_done_.notify_all();
+    seen = wait_for_work(seen);
+    if (stopping_.load(std::memory_order_acquire)) return;
+    // Announce first, then look: the caller clears job_ before it waits for active_ to be 0,
+    // so either it waits for this worker or this worker sees no job (both seq_cst).
+    active_.fetch_add(1);
+    Job* job = job_.load();
+    // A job this worker is not part of, or one already over when it woke, is skipped.
+    if (job != nullptr) {
+      seen = job->generation;
+      if (worker_index + 1 < job->plan.shares) run_job(*job, worker_index + 1);
+    }
+    if (active_.fetch_sub(1) == 1 && caller_waiting_.load()) {
+      std::lock_guard<std::mutex> lock(state_mutex_);
+      work_done_.notify_all();
+    }
   }
 }
 
+void ThreadPool::wait_for_helpers() {
+  auto done = [&] { return active_.load() == 0; };
+  if (spin_until(done, kCallerSpin)) return;
+  caller_waiting_.store(true);
+  {
+    std::unique_lock<std::mutex> lock(state_mutex_);
+    work_done_.wait(lock, done);
+  }
+  caller_waiting_.store(false);
+}
+
 void ThreadPool::parallel_for(std::int64_t begin, std::int64_t end, std::int64_t min_chunk,
-                              const std::function<void(std::int64_t, std::int64_t)>& body) {
-  const std::int64_t count = end - begin;
-  if (count <= 0) return;
-  const std::int64_t chunks = parallel_chunk_count(count, min_chunk, size());
-  if (chunks <= 1 || t_running_pool == this) {
+                              ChunkGrain grain, const Body& body) {
+  if (end <= begin) return;
+  if (size() == 1 || t_running_pool == this) {
+    body(begin, end);
+    return;
+  }
+  Job job;
+  job.plan = plan_chunks(begin, end, min_chunk, size(), grain);
+  if (job.plan.shares <= 1) {
     body(begin, end);
     return;
   }
 
   std::lock_guard<std::mutex> one_job_at_a_time(submit_mutex_);
-  Job job;
   job.body = &body;
-  job.begin = begin;
-  job.count = count;
-  job.chunks = chunks;
-  job.helpers = static_cast<int>(std::min<std::int64_t>(chunks - 1, size() - 1));
-  job.helpers_running = job.helpers;
+  for (std::int64_t s = 0; s < job.plan.shares; ++s) {
+    shares_[static_cast<std::size_t>(s)].range.store(pack(0, static_cast<std::uint64_t>(job.plan.pieces)),
+                                                     std::memory_order_relaxed);
+  }
+  job.generation = generation_.load() + 1;
+  job_.store(&job);
+  int sleepers;
   {
     std::lock_guard<std::mutex> lock(state_mutex_);
-    job_ = &job;
-    ++generation_;
+    generation_.store(job.generation);
+    sleepers = sleepers_;
   }
-  work_ready_.notify_all();
+  if (sleepers > 0) work_ready_.notify_all();
   {
     RunningPoolScope running(this);
-    run_chunks(job);
+    run_job(job, 0);
   }
-  {
-    std::unique_lock<std::mutex> lock(state_mutex_);
-    work_done_.wait(lock, [&] { return job.helpers_running == 0; });
-    job_ = nullptr;
-  }
+  // Every piece is taken (or the job was cancelled); wait for those still running.
+  job_.store(nullptr);
+  wait_for_helpers();
   if (job.first_error) std::rethrow_exception(job.first_error);
 }
 

@@ -11,6 +11,16 @@ namespace {
 
 // Below this many elements a chunk is not worth a thread.
 constexpr std::int64_t kMinChunk = 1 << 15;
+constexpr std::int64_t kPageBytes = 4096;
+
+// Pieces of the parallel target that start on a page of the output (when it is contiguous, the
+// iteration space runs in its memory order), so no two threads write one page or cache line.
+cpu::ChunkGrain page_grain(const Array& out) {
+  const auto size = static_cast<std::int64_t>(dtype_size(out.dtype()));
+  const auto address = reinterpret_cast<std::uintptr_t>(out.data());
+  if (!out.is_contiguous() || size <= 0 || kPageBytes % size != 0 || address % size != 0) return {};
+  return {kPageBytes / size, static_cast<std::int64_t>(address % kPageBytes) / size};
+}
 
 }  // namespace
 
@@ -63,7 +73,7 @@ void run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results)
     cpu::call_host_entry(entry, image, begin, end, ufunc.name, target_name(plan.target));
   };
   if (plan.target == Target::parallel) {
-    ufunc.engine.thread_pool().parallel_for(0, space.numel, kMinChunk, run);
+    ufunc.engine.thread_pool().parallel_for(0, space.numel, kMinChunk, page_grain(results[0]), run);
   } else {
     run(0, space.numel);
   }

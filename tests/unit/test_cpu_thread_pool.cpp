@@ -1,8 +1,9 @@
 // tests/unit/test_cpu_thread_pool.cpp: the parallel target's thread pool.
 //
-// parallel_for must cover every index exactly once with contiguous, deterministic chunks, run
-// small ranges inline, really use several threads, survive concurrent and nested calls, and
-// hand the first exception back to the caller.
+// parallel_for must cover every index exactly once with contiguous, deterministic pieces (on
+// a page grain when given one), run small ranges inline, really use several threads, let a
+// thread that finished its share take the pieces of one that is held up, survive concurrent
+// and nested calls, and hand the first exception back to the caller.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,7 +22,10 @@
 
 namespace {
 
+using jitvec::cpu::ChunkGrain;
+using jitvec::cpu::ChunkPlan;
 using jitvec::cpu::parallel_chunk_count;
+using jitvec::cpu::plan_chunks;
 using jitvec::cpu::ThreadPool;
 using Chunk = std::pair<std::int64_t, std::int64_t>;
 
@@ -42,7 +46,7 @@ std::vector<Chunk> run_and_count(ThreadPool& pool, std::int64_t begin, std::int6
 
 }  // namespace
 
-TEST_CASE("parallel_for covers every index once, in deterministic contiguous chunks",
+TEST_CASE("parallel_for covers every index once, in deterministic contiguous pieces",
           "[cpu][thread_pool]") {
   for (int threads : {1, 2, 3, 4, 7, 16}) {
     ThreadPool pool(threads);
@@ -55,18 +59,24 @@ TEST_CASE("parallel_for covers every index once, in deterministic contiguous chu
           const std::vector<Chunk> chunks = run_and_count(pool, begin, n, min_chunk, visits);
           CHECK(std::all_of(visits.begin(), visits.end(), [](const std::atomic<int>& v) { return v == 1; }));
 
-          const std::int64_t expected_chunks = parallel_chunk_count(n, min_chunk, threads);
-          REQUIRE(static_cast<std::int64_t>(chunks.size()) == expected_chunks);
-          CHECK(expected_chunks <= threads);
-          if (n == 0) continue;
-          CHECK(chunks.front().first == begin);
-          CHECK(chunks.back().second == begin + n);
+          const ChunkPlan plan = plan_chunks(begin, begin + n, min_chunk, threads);
+          CHECK(plan.shares == parallel_chunk_count(n, min_chunk, threads));
+          CHECK(plan.shares <= threads);
+          CHECK(plan.pieces <= jitvec::cpu::kMaxPiecesPerShare);
+          if (n == 0) {
+            CHECK(chunks.empty());
+            continue;
+          }
+          REQUIRE(static_cast<std::int64_t>(chunks.size()) == plan.total_pieces());
           std::int64_t shortest = n, longest = 0;
           for (std::size_t i = 0; i < chunks.size(); ++i) {
-            if (i > 0) CHECK(chunks[i].first == chunks[i - 1].second);
+            CHECK(chunks[i].first == plan.bound(static_cast<std::int64_t>(i)));
+            CHECK(chunks[i].second == plan.bound(static_cast<std::int64_t>(i) + 1));
             shortest = std::min(shortest, chunks[i].second - chunks[i].first);
             longest = std::max(longest, chunks[i].second - chunks[i].first);
           }
+          CHECK(chunks.front().first == begin);
+          CHECK(chunks.back().second == begin + n);
           CHECK(longest - shortest <= 1);
           if (chunks.size() > 1) CHECK(shortest >= min_chunk);
           if (n < 2 * min_chunk) CHECK(chunks.size() == 1);
@@ -79,8 +89,7 @@ TEST_CASE("parallel_for covers every index once, in deterministic contiguous chu
   }
 }
 
-TEST_CASE("the chunk count follows the range, the minimum chunk and the pool size",
-          "[cpu][thread_pool]") {
+TEST_CASE("the plan follows the range, the minimum chunk and the pool size", "[cpu][thread_pool]") {
   CHECK(parallel_chunk_count(0, 1, 4) == 0);
   CHECK(parallel_chunk_count(-5, 1, 4) == 0);
   CHECK(parallel_chunk_count(7, 4, 4) == 1);     // fewer than 2 * min_chunk: inline
@@ -88,6 +97,56 @@ TEST_CASE("the chunk count follows the range, the minimum chunk and the pool siz
   CHECK(parallel_chunk_count(1000, 1, 4) == 4);
   CHECK(parallel_chunk_count(1000, 0, 3) == 3);  // a min_chunk below 1 counts as 1
   CHECK(parallel_chunk_count(1000, 1, 1) == 1);
+  // Each share is cut into pieces of at least min_chunk, at most kMaxPiecesPerShare of them.
+  CHECK(plan_chunks(0, 8, 4, 4).pieces == 1);
+  CHECK(plan_chunks(0, 24, 4, 2).pieces == 3);
+  CHECK(plan_chunks(0, 1 << 26, 1 << 15, 16).pieces == jitvec::cpu::kMaxPiecesPerShare);
+  CHECK(plan_chunks(0, 1 << 26, 1 << 15, 1).pieces == 1);  // inline: one piece
+}
+
+TEST_CASE("a grain puts every inner piece boundary on its multiple", "[cpu][thread_pool]") {
+  for (std::int64_t n : {std::int64_t{1} << 20, (std::int64_t{1} << 20) + 12345, std::int64_t{3000017}}) {
+    for (std::int64_t phase : {0, 1, 4, 1023}) {
+      for (int threads : {2, 3, 16}) {
+        CAPTURE(n, phase, threads);
+        const ChunkGrain grain{1024, phase};
+        const ChunkPlan plan = plan_chunks(5, 5 + n, 1 << 12, threads, grain);
+        REQUIRE(plan.total_pieces() > 1);
+        CHECK(plan.grain.multiple == 1024);
+        CHECK(plan.bound(0) == 5);
+        CHECK(plan.bound(plan.total_pieces()) == 5 + n);
+        for (std::int64_t i = 1; i < plan.total_pieces(); ++i) {
+          CHECK((plan.bound(i) + phase) % 1024 == 0);
+          CHECK(plan.bound(i) - plan.bound(i - 1) >= 3 * 1024);
+        }
+      }
+    }
+  }
+  // Pieces shorter than 4 grains ignore it.
+  CHECK(plan_chunks(0, 4000, 100, 4, ChunkGrain{1024, 0}).grain.multiple == 1);
+}
+
+TEST_CASE("a thread that is held up costs the call one piece, not its share", "[cpu][thread_pool]") {
+  // The caller's pieces take 1 ms each; the first piece another thread runs waits until the
+  // caller has covered 3/4 of the range, which it can only do by taking that thread's pieces.
+  const std::thread::id caller = std::this_thread::get_id();
+  ThreadPool pool(2);
+  const std::int64_t n = 16 * 1000;
+  std::atomic<std::int64_t> by_caller{0};
+  std::atomic<bool> held{false};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  pool.parallel_for(0, n, 1000, [&](std::int64_t b, std::int64_t e) {
+    if (std::this_thread::get_id() == caller) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      by_caller.fetch_add(e - b);
+    } else if (!held.exchange(true)) {
+      while (by_caller.load() < n * 3 / 4 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    }
+  });
+  CHECK(by_caller.load() >= n * 3 / 4);
+  CHECK(std::chrono::steady_clock::now() < deadline);
 }
 
 TEST_CASE("small ranges and one-thread pools run inline on the caller", "[cpu][thread_pool]") {
