@@ -263,7 +263,7 @@ long long scan_vector_bits(const ReductionParams& p, DType in_type, DType out_ty
   auto lines_aligned = [&](const void* base, const long long* strides, DType t) {
     if (!aligned16(base)) return false;
     for (int d = 0; d < p.out_ndim; ++d) {
-      if (strides[d] % kernels::vector_elements(t) != 0) return false;
+      if (p.out_sizes[d] > 1 && strides[d] % kernels::vector_elements(t) != 0) return false;
     }
     return true;
   };

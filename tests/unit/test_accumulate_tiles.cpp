@@ -1,0 +1,63 @@
+// Ufunc::accumulate at the boundaries of the scan's chunks and tiles (kernels/scan.hpp) on the
+// cpu and parallel targets: lengths 0, 1, odd, and around every chunk, row and tile size, for
+// every dtype the method reads (integers narrow and wide, float16/bfloat16 read into float32,
+// complex64/128), contiguous and reversed strided poisoned out=, reversed inputs, 2-d arrays
+// along either axis (C-ordered and transposed), compared exactly with float64 references
+// (tests/unit/accumulate_cases.hpp); the same bits on cpu and parallel; and the planner's choice
+// between the tiles and lines kinds.
+#include "accumulate_cases.hpp"
+#include "reduce_support.hpp"
+#include "engine/reduction.hpp"
+
+using namespace jitvec;
+using namespace jitvec_test;
+
+TEST_CASE("accumulate: lengths around chunks, rows and tiles, every dtype, poisoned out=", "[accumulate]") {
+  for (Target t : {Target::cpu, Target::parallel}) run_accumulate_lengths(t, false, false);
+}
+
+TEST_CASE("accumulate: 2-d along either axis, C-ordered and transposed, around the line chunk", "[accumulate]") {
+  for (Target t : {Target::cpu, Target::parallel}) run_accumulate_lines(t, false);
+}
+
+TEST_CASE("accumulate: real float32 sums, the same bits on cpu and parallel, within the order's bound", "[accumulate]") {
+  Ufunc add = accumulate_engine().ufunc("h5_add");
+  for (const Shape& shape : {Shape{3 * kernels::kHostScanTile + 7}, Shape{1000, 37}, Shape{37, 1000}}) {
+    for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
+      CAPTURE(shape_to_string(shape), axis);
+      TestArray x = TestArray::random(DType::float32, shape, 0, 1);
+      AccumulateOptions o;
+      o.target = Target::cpu;
+      const std::vector<float> cpu = add.accumulate(x.host_view(), axis, o).to_vector<float>();
+      o.target = Target::parallel;
+      CHECK(add.accumulate(x.host_view(), axis, o).to_vector<float>() == cpu);
+      // Chunks fold in order and the prefixes chain in order: at most (chunk + chunks) roundings
+      // of the running sum (inputs are >= 0, so that is the exact prefix's size).
+      const std::vector<double> exact = reference_accumulate(x, axis, [](double a, double b) { return a + b; });
+      const double depth = static_cast<double>(kernels::kHostScanTile + 8);
+      for (std::size_t i = 0; i < cpu.size(); ++i) {
+        if (!(std::fabs(cpu[i] - exact[i]) <= depth * std::ldexp(1.0, -24) * exact[i])) {
+          FAIL_CHECK("element " << i << ": " << cpu[i] << ", want " << exact[i]);
+          break;
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("accumulate: the planner takes tiles along the fast axis, lines elsewhere", "[accumulate]") {
+  // (lines merged innermost first) -> kind
+  const engine::MergedDims none{{}, {}, {}};
+  CHECK(engine::choose_scan(none, 5, 1) == kernels::ScanKind::tiles);       // 1-d: always tiles
+  CHECK(engine::choose_scan(none, 5, -3) == kernels::ScanKind::tiles);
+  const engine::MergedDims columns{{300}, {1}, {1}};                        // (n, 300) along axis 0
+  CHECK(engine::choose_scan(columns, 4096, 300) == kernels::ScanKind::lines);
+  const engine::MergedDims rows{{300}, {4096}, {4096}};                     // (300, n) along axis 1
+  CHECK(engine::choose_scan(rows, 4096, 1) == kernels::ScanKind::tiles);
+  CHECK(engine::choose_scan(rows, kernels::kScanTilesMinLength - 1, 1) == kernels::ScanKind::lines);
+  // Tiles hold kScanRows rows of 256 x 16 bytes of the step's input.
+  CHECK(kernels::scan_tile(DType::float32) == 4096);
+  CHECK(kernels::scan_tile(DType::float64) == 2048);
+  CHECK(kernels::scan_tile(DType::complex128) == 1024);
+  CHECK(kernels::scan_tile(DType::int8) == 16384);
+}
