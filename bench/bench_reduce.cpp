@@ -89,6 +89,14 @@ void matrix_case(const ReduceBenchInputs& in, Record& r, int axis) {
                              Tolerance{axis == 1 ? kRowsBound : kColsBound, 0.0}));
 }
 
+// The scan's bound (README, "Reductions"; kernels/scan.hpp), in float32 roundings of the
+// running sum. tiles: within a tile 4 in a thread, 5 Kogge-Stone steps, up to 8 warps, 4 rows
+// and 2 combinations (~23); the prefixes add the aggregate's own ~21, a level-1 scan of the
+// aggregates (~23) and up to 64 in order at the last level. lines: a chunk of 256 in order and
+// up to 64 chunk prefixes in order.
+constexpr double kScanTilesBound = 160 * 0x1p-24;
+constexpr double kScanLinesBound = (256 + 64 + 2) * 0x1p-24;
+
 void accumulate_case(const ReduceBenchInputs& in, Record& r) {
   const std::int64_t n = std::int64_t{1} << (in.quick ? 20 : 28);
   r.n = n;
@@ -101,21 +109,63 @@ void accumulate_case(const ReduceBenchInputs& in, Record& r) {
   o.stream = jitvec::Stream(in.stream);
   o.target = jitvec::Target::cuda;
   const auto call = [&] { sum.accumulate(dx, 0, o); };
-  time_case(in, r, 8.0 * static_cast<double>(n),
+  // The record's ideal is what any scan must move (read once, written once: 8 bytes an
+  // element), as the peers' records count it; the reduce-then-scan reads the input twice, so
+  // its own traffic is 12 bytes an element, and at the copy's speed that reads 8/12 = 0.67 of
+  // the copy in the record's ratio. ratio_traffic in extra: against a copy of those 12 bytes.
+  const double ideal = 8.0 * static_cast<double>(n), traffic = 12.0 * static_cast<double>(n);
+  time_case(in, r, ideal,
             fmt::format("add.accumulate of {} float32 along its contiguous axis into out=; "
-                        "tiles of 4096 with a deterministic decoupled look-back; ideal: read once, "
-                        "written once",
+                        "reduce-then-scan over tiles of 4096 (aggregates, their scan, each tile "
+                        "rescanned with its prefix); ideal: read once, written once (8 bytes an "
+                        "element); ratio_traffic in extra: against a copy of the 12 bytes an "
+                        "element the three passes move",
                         n),
             call);
+  r.extra.emplace_back("traffic_bytes", traffic);
+  r.extra.emplace_back("ratio_traffic", (traffic / (r.time_ms * 1e-3) / 1e9) / in.ceilings->measure_capped(traffic).gbps);
   poison(out, in.stream);
   call();
   std::vector<double> prefix(static_cast<std::size_t>(n));
   double running = 0;
   for (std::int64_t i = 0; i < n; ++i) prefix[static_cast<std::size_t>(i)] = running += x[static_cast<std::size_t>(i)];
-  // A tile folds 16 in order and 8 levels; the chain of tile prefixes adds one rounding a tile.
-  const double bound = (static_cast<double>(n) / 4096 + 24) * 0x1p-24;
   note_check(r, check_output(out.to_vector<float>(), [&](std::int64_t i) { return prefix[static_cast<std::size_t>(i)]; },
-                             Tolerance{bound, 0.0}));
+                             Tolerance{kScanTilesBound, 0.0}));
+}
+
+// add.accumulate of a (side, side) float32 matrix along axis 0: each column a line (the lines
+// kind: chunks of 256 rows, one thread a column chunk, neighbouring threads neighbouring
+// columns).
+void accumulate_axis0_case(const ReduceBenchInputs& in, Record& r) {
+  const std::int64_t side = std::int64_t{1} << (in.quick ? 10 : 14);
+  r.n = side * side;
+  jitvec::Ufunc sum = sum_ufunc(in);
+  const std::vector<float> x = uniform_floats(side * side, 0.0, 1.0, in.seed + 125);
+  const Array dx = jitvec::to_device(x, {side, side}, in.device);
+  const Array out = Array::empty(DType::float32, {side, side}, Memory::device, in.device, in.stream);
+  jitvec::AccumulateOptions o;
+  o.out = out;
+  o.stream = jitvec::Stream(in.stream);
+  o.target = jitvec::Target::cuda;
+  const auto call = [&] { sum.accumulate(dx, 0, o); };
+  const double ideal = 8.0 * static_cast<double>(side * side);
+  time_case(in, r, ideal,
+            fmt::format("add.accumulate of a ({0}, {0}) float32 matrix along axis 0 (columns: the "
+                        "lines kind, chunks of 256 rows, aggregates chained, then rescanned); "
+                        "ideal: read once, written once; the passes move 12 bytes an element",
+                        side),
+            call);
+  poison(out, in.stream);
+  call();
+  std::vector<double> prefix(static_cast<std::size_t>(side * side));
+  for (std::int64_t i = 0; i < side; ++i) {
+    for (std::int64_t j = 0; j < side; ++j) {
+      const std::size_t at = static_cast<std::size_t>(i * side + j);
+      prefix[at] = x[at] + (i > 0 ? prefix[at - static_cast<std::size_t>(side)] : 0.0);
+    }
+  }
+  note_check(r, check_output(out.to_vector<float>(), [&](std::int64_t i) { return prefix[static_cast<std::size_t>(i)]; },
+                             Tolerance{kScanLinesBound, 0.0}));
 }
 
 }  // namespace
@@ -128,6 +178,7 @@ void run_reduce_cases(const ReduceBenchInputs& inputs, const ReduceCaseRunner& r
   run_case(Record{"reduce_rows_f32", "jitvec", 0, "float32"}, [&](Record& r) { matrix_case(inputs, r, 1); });
   run_case(Record{"reduce_cols_f32", "jitvec", 0, "float32"}, [&](Record& r) { matrix_case(inputs, r, 0); });
   run_case(Record{"accumulate_f32", "jitvec", 0, "float32"}, [&](Record& r) { accumulate_case(inputs, r); });
+  run_case(Record{"accumulate_axis0_f32", "jitvec", 0, "float32"}, [&](Record& r) { accumulate_axis0_case(inputs, r); });
 }
 
 }  // namespace bench

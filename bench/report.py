@@ -241,6 +241,8 @@ def reduce_targets(records):
         peers = [p for p in records if p["case"] == case and p["system"] != "jitvec" and usable(p)
                  and p.get("time_ms") and r is not None and p["n"] == r["n"]]
         text = f"{value:.3f} (need >= {minimum}) at n={pow2(r['n'])}" if r else ""
+        if r is not None and (r.get("extra") or {}).get("ratio_traffic"):
+            text += f" (its own 12 B/element traffic: {r['extra']['ratio_traffic']:.3f} of DtoD)"
         if peers:
             best = min(peers, key=lambda p: p["time_ms"])
             text += f"; fastest peer {best['system']} {best['ratio']:.3f}"
