@@ -207,6 +207,38 @@ namespace jitvec_types {
   JITVEC_FLOAT_OP(__nv_bfloat16, arith_div, /)
 #undef JITVEC_FLOAT_OP
 #undef JITVEC_NATIVE_OP
+  // Comparisons of two values of one 2-byte type: exact in float, and so exact with setp.f16
+  // (sm_53+) or setp.bf16 (sm_90+), which saves the two conversions. != is unordered (true
+  // with a NaN), the others ordered, as C++'s operators on floats.
+#define JITVEC_NATIVE_CMP(H, NAME, PTX)                                                                \
+  JITVEC_FN bool NAME(const H& a, const H& b) {                                                        \
+    unsigned short r;                                                                                  \
+    asm("{ .reg .pred p; " PTX " p, %1, %2; selp.u16 %0, 1, 0, p; }" : "=h"(r) : "h"(a.__x), "h"(b.__x)); \
+    return r != 0;                                                                                     \
+  }
+#define JITVEC_NATIVE_CMPS(H, T)                                                                       \
+  JITVEC_NATIVE_CMP(H, cmp_eq, "setp.eq." T) JITVEC_NATIVE_CMP(H, cmp_ne, "setp.neu." T)              \
+  JITVEC_NATIVE_CMP(H, cmp_lt, "setp.lt." T) JITVEC_NATIVE_CMP(H, cmp_le, "setp.le." T)               \
+  JITVEC_NATIVE_CMP(H, cmp_gt, "setp.gt." T) JITVEC_NATIVE_CMP(H, cmp_ge, "setp.ge." T)
+#define JITVEC_FLOAT_CMP(H, NAME, OP) \
+  JITVEC_FN bool NAME(const H& a, const H& b) { return float(a) OP float(b); }
+#define JITVEC_FLOAT_CMPS(H)                                                                           \
+  JITVEC_FLOAT_CMP(H, cmp_eq, ==) JITVEC_FLOAT_CMP(H, cmp_ne, !=) JITVEC_FLOAT_CMP(H, cmp_lt, <)     \
+  JITVEC_FLOAT_CMP(H, cmp_le, <=) JITVEC_FLOAT_CMP(H, cmp_gt, >) JITVEC_FLOAT_CMP(H, cmp_ge, >=)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
+  JITVEC_NATIVE_CMPS(__half, "f16")
+#else
+  JITVEC_FLOAT_CMPS(__half)
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  JITVEC_NATIVE_CMPS(__nv_bfloat16, "bf16")
+#else
+  JITVEC_FLOAT_CMPS(__nv_bfloat16)
+#endif
+#undef JITVEC_FLOAT_CMPS
+#undef JITVEC_FLOAT_CMP
+#undef JITVEC_NATIVE_CMPS
+#undef JITVEC_NATIVE_CMP
   // Half division as float32's quotient rounded to half, without the IEEE float division's
   // slow-path branch (which keeps ptxas from sharing one reciprocal between the elements of a
   // vector). The exact quotient of two halves is a half midpoint (then a float, reproduced
@@ -237,7 +269,7 @@ namespace jitvec_types {
   template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
   JITVEC_FN R operator OP(const B& b, const H& a) { return jitvec_types::ARITH(R(b), R(a)); }         \
   JITVEC_FN H operator OP(const H& a, const H& b) { return jitvec_types::ARITH(a, b); }
-#define JITVEC_SMALL_FLOAT_CMP(H, OP)                                                                  \
+#define JITVEC_SMALL_FLOAT_CMP(H, OP, CMP)                                                             \
   template <class B, class R = typename jitvec_types::mix<H, B>::type>                                \
   JITVEC_FN bool operator OP(const H& a, const B& b) {                                                 \
     typedef typename jitvec_types::wide<R>::type W;                                                   \
@@ -248,7 +280,7 @@ namespace jitvec_types {
     typedef typename jitvec_types::wide<R>::type W;                                                   \
     return W(R(b)) OP W(R(a));                                                                         \
   }                                                                                                    \
-  JITVEC_FN bool operator OP(const H& a, const H& b) { return float(a) OP float(b); }
+  JITVEC_FN bool operator OP(const H& a, const H& b) { return jitvec_types::CMP(a, b); }
 #define JITVEC_MIXED_OP(OP)                                                                            \
   JITVEC_FN float operator OP(const __half& a, const __nv_bfloat16& b) { return float(a) OP float(b); } \
   JITVEC_FN float operator OP(const __nv_bfloat16& a, const __half& b) { return float(a) OP float(b); }
@@ -262,8 +294,9 @@ namespace jitvec_types {
 #define JITVEC_SMALL_FLOAT(H, SIGN_FREE, INF)                                                           \
   JITVEC_SMALL_FLOAT_OP(H, +, arith_add) JITVEC_SMALL_FLOAT_OP(H, -, arith_sub)                      \
   JITVEC_SMALL_FLOAT_OP(H, *, arith_mul) JITVEC_SMALL_FLOAT_OP(H, /, arith_div)                      \
-  JITVEC_SMALL_FLOAT_CMP(H, ==) JITVEC_SMALL_FLOAT_CMP(H, !=) JITVEC_SMALL_FLOAT_CMP(H, <)           \
-  JITVEC_SMALL_FLOAT_CMP(H, <=) JITVEC_SMALL_FLOAT_CMP(H, >) JITVEC_SMALL_FLOAT_CMP(H, >=)          \
+  JITVEC_SMALL_FLOAT_CMP(H, ==, cmp_eq) JITVEC_SMALL_FLOAT_CMP(H, !=, cmp_ne)                        \
+  JITVEC_SMALL_FLOAT_CMP(H, <, cmp_lt) JITVEC_SMALL_FLOAT_CMP(H, <=, cmp_le)                          \
+  JITVEC_SMALL_FLOAT_CMP(H, >, cmp_gt) JITVEC_SMALL_FLOAT_CMP(H, >=, cmp_ge)                          \
   template <class T> JITVEC_FN H& H::operator+=(const T& b) { return *this = H(*this + b); }         \
   template <class T> JITVEC_FN H& H::operator-=(const T& b) { return *this = H(*this - b); }         \
   template <class T> JITVEC_FN H& H::operator*=(const T& b) { return *this = H(*this * b); }         \

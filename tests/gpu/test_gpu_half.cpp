@@ -1,12 +1,15 @@
 // tests/gpu/test_gpu_half.cpp: the GPU's native float16/bfloat16 arithmetic (add/sub/mul.rn.f16
 // from sm_53, .bf16 from sm_90, the reciprocal-and-fma half division; src/kernels/
-// device_types.cpp) gives NumPy's bits: float32 arithmetic rounded once.
-//   - every pair of 2^32 float16 bit patterns, and of bfloat16, through + - * /: the native
-//     result against float32's IEEE operation rounded by cvt.rn, both computed on the GPU in
-//     one kernel; the mismatches are counted on the GPU (outer, then add.reduce);
-//   - random pairs (subnormals, infinities, NaNs among them) through + - * / and a chain with an
-//     integer operand, on the cuda target against the cpu target (the host prelude's integer
-//     rounding), bit for bit; NaNs need only be NaNs on both, as NumPy compares them.
+// device_types.cpp; setp.f16/.bf16 for comparisons) gives NumPy's bits: float32 arithmetic
+// rounded once.
+//   - every pair of 2^32 float16 bit patterns, and of bfloat16, through + - * / and the six
+//     comparisons: the native result against float32's IEEE operation rounded by cvt.rn (the
+//     float comparison), both computed on the GPU in one kernel; the mismatches are counted on
+//     the GPU (outer, then reduce);
+//   - random pairs (subnormals, infinities, NaNs among them) through + - * /, a chain with an
+//     integer operand and the comparisons, on the cuda target against the cpu target (the host
+//     prelude's integer rounding), bit for bit; NaNs need only be NaNs on both, as NumPy
+//     compares them.
 // tests/unit/test_half_native.cpp checks, without a GPU, that float32-then-round is the exact
 // result rounded once and that the division's algorithm rounds correctly.
 #include <fmt/format.h>
@@ -22,8 +25,9 @@ using namespace jitvec;
 
 namespace {
 
-// For each pair (a, b) of bit patterns: how many of + - * / differ between the native operation
-// and float32's rounded once, for float16 (low 4 bits) and bfloat16 (next 4 bits).
+// For each pair (a, b) of bit patterns: which of + - * / (bits 0-3) and == != < <= > >= (bits
+// 4-9) differ between the native instructions and float32 (the operation rounded once; the
+// comparison of the exact conversions), for float16 (bits 0-9) and bfloat16 (bits 10-19).
 constexpr const char* kMismatchSource = R"(
 template <class H> int mismatches(H x, H y) {
   const H native[4] = {x + y, x - y, x * y, x / y};
@@ -34,11 +38,17 @@ template <class H> int mismatches(H x, H y) {
     const bool both_nan = isnan(native[i]) && isnan(via_float[i]);
     if (native[i].__x != via_float[i].__x && !both_nan) n |= 1 << i;
   }
+  const float fx = float(x), fy = float(y);
+  const bool cmp_native[6] = {x == y, x != y, x < y, x <= y, x > y, x >= y};
+  const bool cmp_float[6] = {fx == fy, fx != fy, fx < fy, fx <= fy, fx > fy, fx >= fy};
+  for (int i = 0; i < 6; ++i) {
+    if (cmp_native[i] != cmp_float[i]) n |= 1 << (4 + i);
+  }
   return n;
 }
-__device__ int16_t h2_native_mismatches(uint16_t a, uint16_t b) {
-  return (int16_t)(mismatches(__ushort_as_half(a), __ushort_as_half(b)) |
-                   (mismatches(__ushort_as_bfloat16(a), __ushort_as_bfloat16(b)) << 4));
+__device__ int32_t h2_native_mismatches(uint16_t a, uint16_t b) {
+  return mismatches(__ushort_as_half(a), __ushort_as_half(b)) |
+         (mismatches(__ushort_as_bfloat16(a), __ushort_as_bfloat16(b)) << 10);
 })";
 
 bool is_nan16(std::uint16_t bits, bool half) {
@@ -48,7 +58,7 @@ bool is_nan16(std::uint16_t bits, bool half) {
 Engine& half_engine() {
   static Engine* engine = [] {
     Engine* e = &jitvec_test::shared_engine();
-    e->vectorize("h2_native_mismatches", {"int16(uint16, uint16)"}, kMismatchSource);
+    e->vectorize("h2_native_mismatches", {"int32(uint16, uint16)"}, kMismatchSource);
     VectorizeOptions sum;
     sum.identity = 0;
     e->vectorize("h2_sum", {"int64(int64, int64)"}, "int64_t h2_sum(int64_t a, int64_t b) { return a + b; }", sum);
@@ -59,6 +69,9 @@ Engine& half_engine() {
     e->vectorize("h2_div", sigs, "template <class T> T h2_div(T a, T b) { return a / b; }");
     e->vectorize("h2_chain", sigs,
                  "template <class T> T h2_chain(T a, T b) { T r = a * b - a / b + 1; r *= b; return r - 2 * a; }");
+    e->vectorize("h2_select", sigs,
+                 "template <class T> T h2_select(T a, T b) {\n"
+                 "  return T((a < b) + 2 * (a <= b) + 4 * (a > b) + 8 * (a >= b) + 16 * (a == b) + 32 * (a != b)); }");
     return e;
   }();
   return *engine;
@@ -66,7 +79,7 @@ Engine& half_engine() {
 
 }  // namespace
 
-TEST_CASE("GPU native float16/bfloat16 + - * /: every pair of bit patterns equals float32 rounded once",
+TEST_CASE("GPU native float16/bfloat16 + - * / and comparisons: every pair of bit patterns as in float32",
           "[gpu][dtype][half_native]") {
   if (!jitvec_test::gpu_usable()) JITVEC_SKIP(jitvec_test::gpu_skip_reason());
   Engine& engine = half_engine();
@@ -75,7 +88,7 @@ TEST_CASE("GPU native float16/bfloat16 + - * /: every pair of bit patterns equal
   std::vector<std::uint16_t> all(0x10000);
   for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint16_t>(i);
   const Array b = to_device(all);
-  constexpr std::uint32_t kRows = 0x4000;  // a 2^14 x 2^16 block of pairs at a time (512 MiB of int16)
+  constexpr std::uint32_t kRows = 0x2000;  // a 2^13 x 2^16 block of pairs at a time (2 GiB of int32)
   for (std::uint32_t first = 0; first < 0x10000; first += kRows) {
     const std::vector<std::uint16_t> rows(all.begin() + first, all.begin() + first + kRows);
     const Array m = mismatches.outer(to_device(rows), b);
@@ -84,10 +97,11 @@ TEST_CASE("GPU native float16/bfloat16 + - * /: every pair of bit patterns equal
     const std::int64_t flagged = sum.reduce(m, o).to_vector<std::int64_t>().at(0);
     if (flagged == 0) continue;
     // Name the first pair that differs, and which operations.
-    const std::vector<std::int16_t> flags = m.to_vector<std::int16_t>();
+    const std::vector<std::int32_t> flags = m.to_vector<std::int32_t>();
     for (std::size_t i = 0; i < flags.size(); ++i) {
       if (flags[i] == 0) continue;
-      FAIL(fmt::format("a={:#06x}, b={:#06x}: mismatch bits {:#04x} (float16 + - * / in bits 0-3, bfloat16 in 4-7)",
+      FAIL(fmt::format("a={:#06x}, b={:#06x}: mismatch bits {:#07x} (float16: + - * / in bits 0-3, "
+                       "== != < <= > >= in 4-9; bfloat16: the same from bit 10)",
                        first + i / 0x10000, i % 0x10000, flags[i]));
     }
   }
@@ -116,7 +130,7 @@ TEST_CASE("GPU native float16/bfloat16 arithmetic equals the cpu target's bit fo
     std::memcpy(ha.data(), a.data(), 2 * n);
     std::memcpy(hb.data(), b.data(), 2 * n);
     const Array da = ha.to_device(), db = hb.to_device();
-    for (const char* name : {"h2_add", "h2_sub", "h2_mul", "h2_div", "h2_chain"}) {
+    for (const char* name : {"h2_add", "h2_sub", "h2_mul", "h2_div", "h2_chain", "h2_select"}) {
       CAPTURE(name, std::string(dtype_name(type)));
       Ufunc f = engine.ufunc(name);
       const Array on_gpu = f(da, db, jitvec::target(Target::cuda)).to_host();

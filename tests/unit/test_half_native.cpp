@@ -12,7 +12,8 @@
 //       within 1 float ulp of 1/b (rcp.approx.ftz.f32's bound).
 // Both are checked here, without a GPU, against an exact reference (every a times a fresh
 // random sample of b, specials included; every value for sqrt); and the generated PTX is
-// checked to hold the native instructions where they apply and no fma contraction.
+// checked to hold the native instructions where they apply (comparisons too: setp.f16/.bf16,
+// exact as the conversions are) and no fma contraction.
 // tests/gpu/test_gpu_half.cpp runs the native instructions themselves.
 #include <algorithm>
 #include <cmath>
@@ -142,6 +143,7 @@ std::vector<std::uint16_t> sample_b(const Format& f, std::size_t random_count) {
                                   static_cast<std::uint16_t>(one + 1), static_cast<std::uint16_t>(one - 1),
                                   static_cast<std::uint16_t>(one + min_normal),  // 2
                                   static_cast<std::uint16_t>(one + 0x155),       // a 1.333-ish
+                                  0x4600, 0x4900, 0x5a00,  // float16 6, 10, 192: subnormal quotients can be ties
                                   static_cast<std::uint16_t>(f.inf - 1), f.inf,
                                   static_cast<std::uint16_t>(f.inf + 1), 0x7fff};
   const std::size_t specials = b.size();
@@ -225,10 +227,10 @@ TEST_CASE("float32 sqrt then one rounding is the exact root rounded once, every 
 TEST_CASE("the GPU's float16 division (reciprocal, one fma) rounds like the exact quotient",
           "[dtype][half_native]") {
   // device_types.cpp's arith_div(__half, __half), with the reciprocal rcp.approx.ftz.f32 may
-  // return: 1/b rounded, or one float ulp either side (its error bound).
+  // return: 1/b rounded, or one float ulp either side (its error bound), or two.
   INFO("seed " << jitvec_test::rng_seed());
   const Format& h = half_format();
-  const std::vector<std::uint16_t> bs = sample_b(h, 120);
+  const std::vector<std::uint16_t> bs = sample_b(h, 64);
   Mismatches bad;
   std::size_t checked = 0;
   for (std::uint16_t b : bs) {
@@ -237,6 +239,8 @@ TEST_CASE("the GPU's float16 division (reciprocal, one fma) rounds like the exac
     if (std::isfinite(exact_rcp) && exact_rcp != 0) {
       rcps.push_back(std::nextafter(exact_rcp, HUGE_VALF));
       rcps.push_back(std::nextafter(exact_rcp, -HUGE_VALF));
+      rcps.push_back(std::nextafter(rcps[1], HUGE_VALF));   // 2 ulps: a margin beyond the bound
+      rcps.push_back(std::nextafter(rcps[2], -HUGE_VALF));
     }
     for (float r : rcps) {
       for (std::uint32_t a = 0; a < 0x10000; ++a) {
@@ -255,9 +259,10 @@ TEST_CASE("the GPU's float16 division (reciprocal, one fma) rounds like the exac
   CHECK(bad.count == 0);
 }
 
-TEST_CASE("the generated PTX uses native float16/bfloat16 arithmetic, never fused", "[dtype][half_native][nvrtc]") {
+TEST_CASE("the generated PTX uses native float16/bfloat16 arithmetic and comparisons, never fused",
+          "[dtype][half_native][nvrtc]") {
   const jitvec::codegen::UfuncSource source{
-      "mix2", "template <class T> T mix2(T a, T b) { return a * b + a - b / a; }", "", 1};
+      "mix2", "template <class T> T mix2(T a, T b) { return a < b ? a * b + a - b / a : b; }", "", 1};
   const auto ptx_of = [&](const char* type, const char* arch) {
     const std::string t(type);
     const auto spec = jitvec::codegen::LoopSpec::exact(jitvec::Signature::parse(t + "(" + t + ", " + t + ")"));
@@ -271,13 +276,16 @@ TEST_CASE("the generated PTX uses native float16/bfloat16 arithmetic, never fuse
   CHECK(has(f16, "rcp.approx.ftz.f32"));  // the division, without div.rn.f32's slow path
   CHECK_FALSE(has(f16, "div.rn.f32"));
   CHECK_FALSE(has(f16, "fma.rn.f16"));
+  CHECK(has(f16, "setp.lt.f16"));  // the comparison without converting both sides
   const std::string bf16 = ptx_of("bfloat16", "sm_90");
   CHECK(has(bf16, "mul.rn.bf16"));
   CHECK(has(bf16, "add.rn.bf16"));
   CHECK(has(bf16, "sub.rn.bf16"));
   CHECK_FALSE(has(bf16, "fma.rn.bf16"));
+  CHECK(has(bf16, "setp.lt.bf16"));
   const std::string bf16_80 = ptx_of("bfloat16", "sm_80");  // no bf16 add/mul before sm_90
   CHECK_FALSE(has(bf16_80, "add.rn.bf16"));
   CHECK_FALSE(has(bf16_80, "mul.rn.bf16"));
+  CHECK_FALSE(has(bf16_80, "setp.lt.bf16"));
   CHECK(has(bf16_80, "cvt.rn.bf16.f32"));
 }
