@@ -822,20 +822,35 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_rows_vec(const float* _
     }
   }
 }
-extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
-  constexpr int OUT = 3;
+  constexpr int OPERANDS = 4, OUT = OPERANDS - 1;
   const unsigned tiled_mask = lane_mask;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
+  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
+  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
+  long long batch = blockIdx.x / row_tiles;
+  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
+  const long long c0 = (batch % col_tiles) * 64;
+  batch /= col_tiles;
+  long long base[OPERANDS];
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+#pragma unroll 1
+  for (int d = 2; d < p.ndim; ++d) {
+    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    batch = q;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+  }
   const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
   const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
   unsigned slot = 0;
   float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 0) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const float* src = in0 + base[0] + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
     const long long step = 4 * p.strides[0][0];
     if (interior) {
       float v[16];
@@ -852,7 +867,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __
   float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 1) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const float* src = in1 + base[1] + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
     const long long step = 4 * p.strides[1][0];
     if (interior) {
       float v[16];
@@ -869,7 +884,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __
   float (*tile2)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 2) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in2 + (r0 + tx) * p.strides[2][1] + (c0 + ty) * p.strides[2][0];
+    const float* src = in2 + base[2] + (r0 + tx) * p.strides[2][1] + (c0 + ty) * p.strides[2][0];
     const long long step = 4 * p.strides[2][0];
     if (interior) {
       float v[16];
@@ -885,13 +900,13 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __
   }
   __syncthreads();
   const long long r = r0 + ty, c = c0 + tx;
-  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const float* direct0 = in0 + base[0] + r * p.strides[0][1] + c * p.strides[0][0];
   const long long direct_step0 = 4 * p.strides[0][1];
-  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const float* direct1 = in1 + base[1] + r * p.strides[1][1] + c * p.strides[1][0];
   const long long direct_step1 = 4 * p.strides[1][1];
-  const float* direct2 = in2 + r * p.strides[2][1] + c * p.strides[2][0];
+  const float* direct2 = in2 + base[2] + r * p.strides[2][1] + c * p.strides[2][0];
   const long long direct_step2 = 4 * p.strides[2][1];
-  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  auto* dst = out + base[OUT] + r * p.strides[OUT][1] + c * p.strides[OUT][0];
   const long long out_step = 4 * p.strides[OUT][1];
   if (interior) {
 #pragma unroll
@@ -902,20 +917,35 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __
       if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])), ((scalar_mask >> 2) & 1u ? s2 : (((tiled_mask >> 2) & 1u) ? tile2[tx][ty + 4 * j] : direct2[j * direct_step2])));
   }
 }
-extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
-  constexpr int OUT = 3;
+  constexpr int OPERANDS = 4, OUT = OPERANDS - 1;
   const unsigned tiled_mask = lane_mask;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
+  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
+  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
+  long long batch = blockIdx.x / row_tiles;
+  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
+  const long long c0 = (batch % col_tiles) * 64;
+  batch /= col_tiles;
+  long long base[OPERANDS];
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+#pragma unroll 1
+  for (int d = 2; d < p.ndim; ++d) {
+    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    batch = q;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+  }
   const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
   const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
   unsigned slot = 0;
   float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 0) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const float* src = in0 + base[0] + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
     const long long step = 4 * p.strides[0][0];
     if (interior) {
       float v[16];
@@ -932,7 +962,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float*
   float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 1) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const float* src = in1 + base[1] + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
     const long long step = 4 * p.strides[1][0];
     if (interior) {
       float v[16];
@@ -949,7 +979,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float*
   float (*tile2)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 2) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in2 + (r0 + tx) * p.strides[2][1] + (c0 + ty) * p.strides[2][0];
+    const float* src = in2 + base[2] + (r0 + tx) * p.strides[2][1] + (c0 + ty) * p.strides[2][0];
     const long long step = 4 * p.strides[2][0];
     if (interior) {
       float v[16];
@@ -965,13 +995,13 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float*
   }
   __syncthreads();
   const long long r = r0 + ty, c = c0 + tx;
-  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const float* direct0 = in0 + base[0] + r * p.strides[0][1] + c * p.strides[0][0];
   const long long direct_step0 = 4 * p.strides[0][1];
-  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const float* direct1 = in1 + base[1] + r * p.strides[1][1] + c * p.strides[1][0];
   const long long direct_step1 = 4 * p.strides[1][1];
-  const float* direct2 = in2 + r * p.strides[2][1] + c * p.strides[2][0];
+  const float* direct2 = in2 + base[2] + r * p.strides[2][1] + c * p.strides[2][0];
   const long long direct_step2 = 4 * p.strides[2][1];
-  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  auto* dst = out + base[OUT] + r * p.strides[OUT][1] + c * p.strides[OUT][0];
   const long long out_step = 4 * p.strides[OUT][1];
   if (interior) {
 #pragma unroll
@@ -982,19 +1012,34 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float*
       if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]), (((tiled_mask >> 2) & 1u) ? tile2[tx][ty + 4 * j] : direct2[j * direct_step2]));
   }
 }
-extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s6(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled_s6(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
-  constexpr int OUT = 3;
+  constexpr int OPERANDS = 4, OUT = OPERANDS - 1;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
+  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
+  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
+  long long batch = blockIdx.x / row_tiles;
+  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
+  const long long c0 = (batch % col_tiles) * 64;
+  batch /= col_tiles;
+  long long base[OPERANDS];
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+#pragma unroll 1
+  for (int d = 2; d < p.ndim; ++d) {
+    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    batch = q;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+  }
   const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
   const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
   unsigned slot = 0;
   float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const float* src = in0 + base[0] + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
     const long long step = 4 * p.strides[0][0];
     if (interior) {
       float v[16];
@@ -1010,7 +1055,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s6(const float*
   }
   __syncthreads();
   const long long r = r0 + ty, c = c0 + tx;
-  auto* dst = out + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  auto* dst = out + base[OUT] + r * p.strides[OUT][1] + c * p.strides[OUT][0];
   const long long out_step = 4 * p.strides[OUT][1];
   if (interior) {
 #pragma unroll
@@ -1019,5 +1064,107 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s6(const float*
 #pragma unroll 1
     for (int j = 0; j < 16; ++j)
       if (r + 4 * j < rows && c < cols) dst[j * out_step] = jitvec_apply(tile0[tx][ty + 4 * j], s1, s2);
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_nd_vec(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
+  constexpr int BLOCK = 256, VEC = 4, UNROLL = 4, OPERANDS = 4, OUT = OPERANDS - 1;
+  const unsigned gather_mask = lane_mask;
+  const unsigned first = blockIdx.x * (BLOCK * UNROLL) + threadIdx.x;
+  int off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    unsigned rem = first + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+      const int coord = static_cast<int>(rem - q * p.sizes[d]) * (d == 0 ? VEC : 1);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  jitvec_detail::Vec<float, VEC> v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+    const int step = p.strides[0][0];
+    if (step == 0) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+        const float same = in0[off[0][u]];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v0[u].v[e] = same;
+      }
+    } else if ((gather_mask >> 0) & 1u) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v0[u].v[e] = in0[off[0][u] + e * step];
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (first + u * BLOCK < p.numel) v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + off[0][u]);
+    }
+  }
+  jitvec_detail::Vec<float, VEC> v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+    const int step = p.strides[1][0];
+    if (step == 0) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+        const float same = in1[off[1][u]];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v1[u].v[e] = same;
+      }
+    } else if ((gather_mask >> 1) & 1u) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v1[u].v[e] = in1[off[1][u] + e * step];
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (first + u * BLOCK < p.numel) v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in1 + off[1][u]);
+    }
+  }
+  jitvec_detail::Vec<float, VEC> v2[UNROLL];
+  if (!((scalar_mask >> 2) & 1u)) {
+    const int step = p.strides[2][0];
+    if (step == 0) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+        const float same = in2[off[2][u]];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v2[u].v[e] = same;
+      }
+    } else if ((gather_mask >> 2) & 1u) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v2[u].v[e] = in2[off[2][u] + e * step];
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (first + u * BLOCK < p.numel) v2[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in2 + off[2][u]);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+    if (first + u * BLOCK >= p.numel) break;
+    jitvec_detail::Vec<float, VEC> r;
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]), ((scalar_mask >> 2) & 1u ? s2 : v2[u].v[e]));
+    *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out + off[OUT][u]) = r;
   }
 }

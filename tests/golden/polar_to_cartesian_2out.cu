@@ -788,20 +788,35 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_rows_vec(const float* _
     }
   }
 }
-extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
-  constexpr int OUT = 2;
+  constexpr int OPERANDS = 4, OUT = OPERANDS - 2;
   const unsigned tiled_mask = lane_mask;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
+  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
+  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
+  long long batch = blockIdx.x / row_tiles;
+  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
+  const long long c0 = (batch % col_tiles) * 64;
+  batch /= col_tiles;
+  long long base[OPERANDS];
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+#pragma unroll 1
+  for (int d = 2; d < p.ndim; ++d) {
+    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    batch = q;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+  }
   const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
   const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
   unsigned slot = 0;
   float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 0) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const float* src = in0 + base[0] + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
     const long long step = 4 * p.strides[0][0];
     if (interior) {
       float v[16];
@@ -818,7 +833,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __
   float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 1) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const float* src = in1 + base[1] + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
     const long long step = 4 * p.strides[1][0];
     if (interior) {
       float v[16];
@@ -834,13 +849,13 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __
   }
   __syncthreads();
   const long long r = r0 + ty, c = c0 + tx;
-  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const float* direct0 = in0 + base[0] + r * p.strides[0][1] + c * p.strides[0][0];
   const long long direct_step0 = 4 * p.strides[0][1];
-  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const float* direct1 = in1 + base[1] + r * p.strides[1][1] + c * p.strides[1][0];
   const long long direct_step1 = 4 * p.strides[1][1];
-  auto* dst0 = out0 + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  auto* dst0 = out0 + base[OUT] + r * p.strides[OUT][1] + c * p.strides[OUT][0];
   const long long out_step0 = 4 * p.strides[OUT][1];
-  auto* dst1 = out1 + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
+  auto* dst1 = out1 + base[OUT + 1] + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
   const long long out_step1 = 4 * p.strides[OUT + 1][1];
   if (interior) {
 #pragma unroll
@@ -851,20 +866,35 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d(const float* __
       if (r + 4 * j < rows && c < cols) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : (((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0])), ((scalar_mask >> 1) & 1u ? s1 : (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1])), res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
   }
 }
-extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled_s0(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
-  constexpr int OUT = 2;
+  constexpr int OPERANDS = 4, OUT = OPERANDS - 2;
   const unsigned tiled_mask = lane_mask;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
+  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
+  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
+  long long batch = blockIdx.x / row_tiles;
+  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
+  const long long c0 = (batch % col_tiles) * 64;
+  batch /= col_tiles;
+  long long base[OPERANDS];
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+#pragma unroll 1
+  for (int d = 2; d < p.ndim; ++d) {
+    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    batch = q;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+  }
   const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
   const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
   unsigned slot = 0;
   float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 0) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const float* src = in0 + base[0] + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
     const long long step = 4 * p.strides[0][0];
     if (interior) {
       float v[16];
@@ -881,7 +911,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float*
   float (*tile1)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   if ((tiled_mask >> 1) & 1u) {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in1 + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
+    const float* src = in1 + base[1] + (r0 + tx) * p.strides[1][1] + (c0 + ty) * p.strides[1][0];
     const long long step = 4 * p.strides[1][0];
     if (interior) {
       float v[16];
@@ -897,13 +927,13 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float*
   }
   __syncthreads();
   const long long r = r0 + ty, c = c0 + tx;
-  const float* direct0 = in0 + r * p.strides[0][1] + c * p.strides[0][0];
+  const float* direct0 = in0 + base[0] + r * p.strides[0][1] + c * p.strides[0][0];
   const long long direct_step0 = 4 * p.strides[0][1];
-  const float* direct1 = in1 + r * p.strides[1][1] + c * p.strides[1][0];
+  const float* direct1 = in1 + base[1] + r * p.strides[1][1] + c * p.strides[1][0];
   const long long direct_step1 = 4 * p.strides[1][1];
-  auto* dst0 = out0 + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  auto* dst0 = out0 + base[OUT] + r * p.strides[OUT][1] + c * p.strides[OUT][0];
   const long long out_step0 = 4 * p.strides[OUT][1];
-  auto* dst1 = out1 + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
+  auto* dst1 = out1 + base[OUT + 1] + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
   const long long out_step1 = 4 * p.strides[OUT + 1][1];
   if (interior) {
 #pragma unroll
@@ -914,19 +944,34 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s0(const float*
       if (r + 4 * j < rows && c < cols) { float res0; float res1; jitvec_apply((((tiled_mask >> 0) & 1u) ? tile0[tx][ty + 4 * j] : direct0[j * direct_step0]), (((tiled_mask >> 1) & 1u) ? tile1[tx][ty + 4 * j] : direct1[j * direct_step1]), res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
   }
 }
-extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s2(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
+extern "C" __global__ void __launch_bounds__(256) jitvec_tiled_s2(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided64_params p) {
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
-  constexpr int OUT = 2;
+  constexpr int OPERANDS = 4, OUT = OPERANDS - 2;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
-  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
+  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
+  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
+  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
+  long long batch = blockIdx.x / row_tiles;
+  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
+  const long long c0 = (batch % col_tiles) * 64;
+  batch /= col_tiles;
+  long long base[OPERANDS];
+#pragma unroll
+  for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+#pragma unroll 1
+  for (int d = 2; d < p.ndim; ++d) {
+    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    batch = q;
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
+  }
   const int tx = threadIdx.x & 63, ty = threadIdx.x >> 6;
   const bool interior = r0 + 64 <= rows && c0 + 64 <= cols;
   unsigned slot = 0;
   float (*tile0)[65] = reinterpret_cast<float (*)[65]>(jitvec_tiles + slot);
   {
     slot += 64 * 65 * sizeof(float);
-    const float* src = in0 + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
+    const float* src = in0 + base[0] + (r0 + tx) * p.strides[0][1] + (c0 + ty) * p.strides[0][0];
     const long long step = 4 * p.strides[0][0];
     if (interior) {
       float v[16];
@@ -942,9 +987,9 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s2(const float*
   }
   __syncthreads();
   const long long r = r0 + ty, c = c0 + tx;
-  auto* dst0 = out0 + r * p.strides[OUT][1] + c * p.strides[OUT][0];
+  auto* dst0 = out0 + base[OUT] + r * p.strides[OUT][1] + c * p.strides[OUT][0];
   const long long out_step0 = 4 * p.strides[OUT][1];
-  auto* dst1 = out1 + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
+  auto* dst1 = out1 + base[OUT + 1] + r * p.strides[OUT + 1][1] + c * p.strides[OUT + 1][0];
   const long long out_step1 = 4 * p.strides[OUT + 1][1];
   if (interior) {
 #pragma unroll
@@ -953,5 +998,85 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled2d_s2(const float*
 #pragma unroll 1
     for (int j = 0; j < 16; ++j)
       if (r + 4 * j < rows && c < cols) { float res0; float res1; jitvec_apply(tile0[tx][ty + 4 * j], s1, res0, res1); dst0[j * out_step0] = res0; dst1[j * out_step1] = static_cast<double>(res1); }
+  }
+}
+extern "C" __global__ void __launch_bounds__(256) jitvec_nd_vec(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, float* __restrict__ out0, double* __restrict__ out1, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
+  constexpr int BLOCK = 256, VEC = 2, UNROLL = 8, OPERANDS = 4, OUT = OPERANDS - 2;
+  const unsigned gather_mask = lane_mask;
+  const unsigned first = blockIdx.x * (BLOCK * UNROLL) + threadIdx.x;
+  int off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    unsigned rem = first + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+      const int coord = static_cast<int>(rem - q * p.sizes[d]) * (d == 0 ? VEC : 1);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  jitvec_detail::Vec<float, VEC> v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+    const int step = p.strides[0][0];
+    if (step == 0) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+        const float same = in0[off[0][u]];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v0[u].v[e] = same;
+      }
+    } else if ((gather_mask >> 0) & 1u) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v0[u].v[e] = in0[off[0][u] + e * step];
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (first + u * BLOCK < p.numel) v0[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in0 + off[0][u]);
+    }
+  }
+  jitvec_detail::Vec<float, VEC> v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+    const int step = p.strides[1][0];
+    if (step == 0) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+        const float same = in1[off[1][u]];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v1[u].v[e] = same;
+      }
+    } else if ((gather_mask >> 1) & 1u) {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        if (first + u * BLOCK >= p.numel) break;
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) v1[u].v[e] = in1[off[1][u] + e * step];
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u)
+        if (first + u * BLOCK < p.numel) v1[u] = *reinterpret_cast<const jitvec_detail::Vec<float, VEC>*>(in1 + off[1][u]);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+    if (first + u * BLOCK >= p.numel) break;
+    jitvec_detail::Vec<float, VEC> r0;
+    jitvec_detail::Vec<double, VEC> r1;
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) { float res0; float res1; jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u].v[e]), ((scalar_mask >> 1) & 1u ? s1 : v1[u].v[e]), res0, res1); r0.v[e] = res0; r1.v[e] = static_cast<double>(res1); }
+    *reinterpret_cast<jitvec_detail::Vec<float, VEC>*>(out0 + off[OUT][u]) = r0;
+    *reinterpret_cast<jitvec_detail::Vec<double, VEC>*>(out1 + off[OUT + 1][u]) = r1;
   }
 }
