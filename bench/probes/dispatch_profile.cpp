@@ -3,21 +3,73 @@
 // dispatch: planning, the loop lookup, allocation, argument packing and the kernel choice.
 // Prints the median over batches for gaussian_pdf on 1024 float32 device elements, with and
 // without out=, on the null stream and on a created stream. Run under `perf record -g` to see
-// where the time goes.
+// where the time goes. For each it also prints the driver calls a call makes (the fake
+// driver's count; FAKE_CUDA_LOG_CALLS=1 lists them by entry point at exit) and the heap
+// allocations a call makes (malloc and its kin, counted by this program's own definitions,
+// which the library's calls reach too).
 //
 //   g++ -O2 -std=c++17 -Iinclude bench/probes/dispatch_profile.cpp -Lbuild-NAME -ljitvec \
-//       -Wl,-rpath,$PWD/build-NAME -o /tmp/dispatch_profile
+//       -ldl -Wl,-rpath,$PWD/build-NAME -o /tmp/dispatch_profile
 //   JITVEC_CUDA_DRIVER=/tmp/libfakecuda.so JITVEC_CACHE_DIR=/tmp/dispatch-cache /tmp/dispatch_profile
+#include <dlfcn.h>
 #include <jitvec/jitvec.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <vector>
 
+// Heap allocations: glibc's own functions behind counting definitions (operator new and the
+// containers reach malloc through them).
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+}
 namespace {
+std::atomic<unsigned long long> g_allocations{0};
+}  // namespace
+extern "C" {
+void* malloc(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(n);
+}
+void* calloc(std::size_t k, std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_calloc(k, n);
+}
+void* realloc(void* p, std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_realloc(p, n);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_memalign(alignment, n);
+}
+int posix_memalign(void** p, std::size_t alignment, std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  *p = __libc_memalign(alignment, n);
+  return *p ? 0 : 12;  // ENOMEM
+}
+}  // extern "C"
+
+namespace {
+
+// The fake driver's count of its calls (0 when another driver is loaded).
+unsigned long long driver_calls() {
+  static const auto count = [] {
+    const char* path = std::getenv("JITVEC_CUDA_DRIVER");
+    void* library = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    return library ? reinterpret_cast<unsigned long long (*)()>(
+                         dlsym(library, "fake_cuda_driver_calls"))
+                   : nullptr;
+  }();
+  return count ? count() : 0;
+}
 
 template <class Call> double ns_per_call(Call&& call, int batches = 31, int calls = 20000) {
   for (int i = 0; i < calls; ++i) call();
@@ -61,7 +113,15 @@ __device__ float gaussian_pdf(float x, float mean, float sigma) {
     const auto& mode = modes[std::atoi(argv[1]) & 3];
     for (long i = 0, n = std::atol(argv[2]); i < n; ++i) mode();
   } else {
-    for (int m = 0; m < 4; ++m) std::printf("%-34s %7.1f ns/call\n", names[m], ns_per_call(modes[m]));
+    for (int m = 0; m < 4; ++m) {
+      constexpr int kCounted = 1000;
+      const unsigned long long calls_before = driver_calls(), allocations_before = g_allocations;
+      for (int i = 0; i < kCounted; ++i) modes[m]();
+      const double calls = double(driver_calls() - calls_before) / kCounted;
+      const double allocations = double(g_allocations - allocations_before) / kCounted;
+      std::printf("%-34s %7.1f ns/call  %5.2f driver calls/call  %5.2f heap allocations/call\n",
+                  names[m], ns_per_call(modes[m]), calls, allocations);
+    }
   }
   release_cached_memory();
   return 0;

@@ -10,16 +10,25 @@
 // the kernel choice) and nothing of the driver, so `perf record` shows jitvec's share alone.
 // The results of calls are NOT computed: do not test values with it.
 //
+// It counts the calls of every entry point: `fake_cuda_driver_calls()` is the total so far (a
+// profile reads it before and after N calls: driver calls per call), and with
+// FAKE_CUDA_LOG_CALLS=1 in the environment the counts per entry point are printed to stderr at
+// exit (the entry points without their own body are counted too, by name).
+//
 //   g++ -O2 -shared -fPIC -I/usr/local/cuda/include bench/probes/fake_cuda_driver.cpp \
 //       -o /tmp/libfakecuda.so
 //   JITVEC_CUDA_DRIVER=/tmp/libfakecuda.so build/bench/dispatch_profile
 #include <cuda.h>
 
+#include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace {
 
@@ -167,46 +176,98 @@ CUresult stream_is_capturing(CUstream, CUstreamCaptureStatus* status) {
   return CUDA_SUCCESS;
 }
 
+// Call counting: one counter per entry point, by name. The entry points with a body get
+// slots 0..N-1 in the table's order, each wrapped by Counted; the others get a counted_ok<S>
+// from the pool above them, in the order jitvec looks them up.
+constexpr int kMaxCounted = 256;
+std::atomic<unsigned long long> g_calls[kMaxCounted];
+std::atomic<unsigned long long> g_total_calls{0};
+const char* g_names[kMaxCounted];
+
+void bump(int slot) {
+  g_calls[slot].fetch_add(1, std::memory_order_relaxed);
+  g_total_calls.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Counted<Slot, decltype(&body)>::call<&body> counts a call in `Slot`, then runs `body`.
+template <int Slot, class Body> struct Counted;
+template <int Slot, class... A> struct Counted<Slot, CUresult (*)(A...)> {
+  template <CUresult (*Body)(A...)> static CUresult call(A... a) {
+    bump(Slot);
+    return Body(a...);
+  }
+};
+// Entry points without a body take any arguments and succeed: a function of no parameters
+// called with arguments is harmless in the x86-64 and AArch64 calling conventions.
+template <int Slot> CUresult counted_ok() {
+  bump(Slot);
+  return CUDA_SUCCESS;
+}
+template <std::size_t... S> constexpr std::array<void*, sizeof...(S)> ok_pool(std::index_sequence<S...>) {
+  return {reinterpret_cast<void*>(&counted_ok<static_cast<int>(S)>)...};
+}
+const std::array<void*, kMaxCounted> g_ok_pool = ok_pool(std::make_index_sequence<kMaxCounted>{});
+
+template <int Slot, auto Body> std::pair<const std::string, void*> entry(const char* name) {
+  g_names[Slot] = name;
+  return {name, reinterpret_cast<void*>(&Counted<Slot, decltype(Body)>::template call<Body>)};
+}
+
+constexpr int kWithBody = 35;
 const std::unordered_map<std::string, void*>& entry_points() {
   static const auto* table = new std::unordered_map<std::string, void*>{
-      {"cuGetErrorName", reinterpret_cast<void*>(&get_error_text)},
-      {"cuGetErrorString", reinterpret_cast<void*>(&get_error_text)},
-      {"cuDriverGetVersion", reinterpret_cast<void*>(&driver_get_version)},
-      {"cuDeviceGetCount", reinterpret_cast<void*>(&device_get_count)},
-      {"cuDeviceGet", reinterpret_cast<void*>(&device_get)},
-      {"cuDeviceGetName", reinterpret_cast<void*>(&device_get_name)},
-      {"cuDeviceGetAttribute", reinterpret_cast<void*>(&device_get_attribute)},
-      {"cuDeviceTotalMem", reinterpret_cast<void*>(&device_total_mem)},
-      {"cuDevicePrimaryCtxRetain", reinterpret_cast<void*>(&primary_ctx_retain)},
-      {"cuCtxGetCurrent", reinterpret_cast<void*>(&ctx_get_current)},
-      {"cuCtxSetCurrent", reinterpret_cast<void*>(&ctx_set_current)},
-      {"cuCtxPushCurrent", reinterpret_cast<void*>(&ctx_set_current)},
-      {"cuCtxPopCurrent", reinterpret_cast<void*>(&ctx_pop_current)},
-      {"cuModuleLoadData", reinterpret_cast<void*>(&module_load_data)},
-      {"cuModuleGetFunction", reinterpret_cast<void*>(&module_get_function)},
-      {"cuFuncGetAttribute", reinterpret_cast<void*>(&func_get_attribute)},
-      {"cuOccupancyMaxActiveBlocksPerMultiprocessor", reinterpret_cast<void*>(&occupancy)},
-      {"cuLaunchKernel", reinterpret_cast<void*>(&launch_kernel)},
-      {"cuMemAlloc", reinterpret_cast<void*>(&mem_alloc)},
-      {"cuMemFree", reinterpret_cast<void*>(&mem_free)},
-      {"cuMemAllocAsync", reinterpret_cast<void*>(&mem_alloc_async)},
-      {"cuMemFreeAsync", reinterpret_cast<void*>(&mem_free_async)},
-      {"cuDeviceGetDefaultMemPool", reinterpret_cast<void*>(&default_mem_pool)},
-      {"cuMemcpyHtoDAsync", reinterpret_cast<void*>(&copy_htod)},
-      {"cuMemcpyDtoHAsync", reinterpret_cast<void*>(&copy_dtoh)},
-      {"cuMemcpyDtoDAsync", reinterpret_cast<void*>(&copy_dtod_async)},
-      {"cuMemcpyDtoD", reinterpret_cast<void*>(&copy_dtod)},
-      {"cuMemsetD8Async", reinterpret_cast<void*>(&memset_d8)},
-      {"cuMemHostAlloc", reinterpret_cast<void*>(&mem_host_alloc)},
-      {"cuMemFreeHost", reinterpret_cast<void*>(&mem_free_host)},
-      {"cuPointerGetAttribute", reinterpret_cast<void*>(&pointer_get_attribute)},
-      {"cuStreamCreate", reinterpret_cast<void*>(&stream_create)},
-      {"cuEventCreate", reinterpret_cast<void*>(&event_create)},
-      {"cuEventElapsedTime", reinterpret_cast<void*>(&event_elapsed)},
-      {"cuStreamIsCapturing", reinterpret_cast<void*>(&stream_is_capturing)},
+      entry<0, &get_error_text>("cuGetErrorName"),
+      entry<1, &get_error_text>("cuGetErrorString"),
+      entry<2, &driver_get_version>("cuDriverGetVersion"),
+      entry<3, &device_get_count>("cuDeviceGetCount"),
+      entry<4, &device_get>("cuDeviceGet"),
+      entry<5, &device_get_name>("cuDeviceGetName"),
+      entry<6, &device_get_attribute>("cuDeviceGetAttribute"),
+      entry<7, &device_total_mem>("cuDeviceTotalMem"),
+      entry<8, &primary_ctx_retain>("cuDevicePrimaryCtxRetain"),
+      entry<9, &ctx_get_current>("cuCtxGetCurrent"),
+      entry<10, &ctx_set_current>("cuCtxSetCurrent"),
+      entry<11, &ctx_set_current>("cuCtxPushCurrent"),
+      entry<12, &ctx_pop_current>("cuCtxPopCurrent"),
+      entry<13, &module_load_data>("cuModuleLoadData"),
+      entry<14, &module_get_function>("cuModuleGetFunction"),
+      entry<15, &func_get_attribute>("cuFuncGetAttribute"),
+      entry<16, &occupancy>("cuOccupancyMaxActiveBlocksPerMultiprocessor"),
+      entry<17, &launch_kernel>("cuLaunchKernel"),
+      entry<18, &mem_alloc>("cuMemAlloc"),
+      entry<19, &mem_free>("cuMemFree"),
+      entry<20, &mem_alloc_async>("cuMemAllocAsync"),
+      entry<21, &mem_free_async>("cuMemFreeAsync"),
+      entry<22, &default_mem_pool>("cuDeviceGetDefaultMemPool"),
+      entry<23, &copy_htod>("cuMemcpyHtoDAsync"),
+      entry<24, &copy_dtoh>("cuMemcpyDtoHAsync"),
+      entry<25, &copy_dtod_async>("cuMemcpyDtoDAsync"),
+      entry<26, &copy_dtod>("cuMemcpyDtoD"),
+      entry<27, &memset_d8>("cuMemsetD8Async"),
+      entry<28, &mem_host_alloc>("cuMemHostAlloc"),
+      entry<29, &mem_free_host>("cuMemFreeHost"),
+      entry<30, &pointer_get_attribute>("cuPointerGetAttribute"),
+      entry<31, &stream_create>("cuStreamCreate"),
+      entry<32, &event_create>("cuEventCreate"),
+      entry<33, &event_elapsed>("cuEventElapsedTime"),
+      entry<34, &stream_is_capturing>("cuStreamIsCapturing"),
   };
   return *table;
 }
+
+// Prints the counts at exit when FAKE_CUDA_LOG_CALLS is set.
+struct CallLog {
+  ~CallLog() {
+    const char* flag = std::getenv("FAKE_CUDA_LOG_CALLS");
+    if (flag == nullptr || *flag == '\0' || *flag == '0') return;
+    std::fprintf(stderr, "fake CUDA driver: %llu calls\n", g_total_calls.load());
+    for (int s = 0; s < kMaxCounted; ++s) {
+      if (g_names[s] != nullptr && g_calls[s].load() > 0) {
+        std::fprintf(stderr, "  %-44s %llu\n", g_names[s], g_calls[s].load());
+      }
+    }
+  }
+} g_call_log;
 
 }  // namespace
 
@@ -216,12 +277,25 @@ extern "C" {
 // without doing anything.
 CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int, cuuint64_t,
                              CUdriverProcAddressQueryResult* status) {
+  static std::mutex mutex;
+  static int next_slot = kWithBody;
   const auto& table = entry_points();
-  const auto it = table.find(symbol);
-  *pfn = it != table.end() ? it->second : reinterpret_cast<void*>(&ok);
+  if (const auto it = table.find(symbol); it != table.end()) {
+    *pfn = it->second;
+  } else {
+    std::lock_guard<std::mutex> lock(mutex);
+    int slot = kWithBody;
+    while (slot < next_slot && std::strcmp(g_names[slot], symbol) != 0) ++slot;
+    if (slot == next_slot && next_slot < kMaxCounted) g_names[next_slot++] = strdup(symbol);
+    *pfn = slot < kMaxCounted ? g_ok_pool[static_cast<std::size_t>(slot)]
+                              : reinterpret_cast<void*>(&ok);
+  }
   if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
   return CUDA_SUCCESS;
 }
+
+/// Driver calls made so far (every entry point), for a profile that counts calls per call.
+unsigned long long fake_cuda_driver_calls() { return g_total_calls.load(); }
 
 /// Kernel launches so far (for a profile program that wants to check it launched).
 unsigned long long fake_cuda_launches() { return g_launches.load(); }

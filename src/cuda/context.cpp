@@ -62,6 +62,10 @@ void warm_up_pool(const Driver& d, const DeviceInfo& device, CUcontext context) 
   d.ctxPopCurrent(&popped);
 }
 
+// The context this thread last saw current (null: unknown). One thread_local read per guard;
+// worth it against a driver call.
+thread_local CUcontext seen_current = nullptr;
+
 }  // namespace
 
 CUcontext primary_context(int device) {
@@ -84,24 +88,47 @@ CUcontext primary_context(int device) {
   return slot.context.load(std::memory_order_acquire);
 }
 
-ContextGuard::ContextGuard(int device) {
-  const CUcontext ours = primary_context(device);
-  const Driver& d = driver();
-  CUcontext current = nullptr;
-  check(d.ctxGetCurrent(&current), "cuCtxGetCurrent");
-  if (current == ours) return;
-  if (current == nullptr) {
-    check(d.ctxSetCurrent(ours), "cuCtxSetCurrent");
+void forget_current_context() noexcept { seen_current = nullptr; }
+
+ContextGuard::ContextGuard(int device, Trust trust) : ours_(primary_context(device)) {
+  if (trust == Trust::thread_cache && seen_current == ours_) {
+    trusted_ = true;
     return;
   }
-  check(d.ctxPushCurrent(ours), "cuCtxPushCurrent");
+  make_current();
+}
+
+void ContextGuard::make_current() {
+  const Driver& d = driver();
+  CUcontext current = nullptr;
+  seen_current = nullptr;  // unknown until the driver has answered and done what we ask
+  check(d.ctxGetCurrent(&current), "cuCtxGetCurrent");
+  if (current == ours_) {
+    seen_current = ours_;
+    return;
+  }
+  if (current == nullptr) {
+    check(d.ctxSetCurrent(ours_), "cuCtxSetCurrent");
+    seen_current = ours_;
+    return;
+  }
+  check(d.ctxPushCurrent(ours_), "cuCtxPushCurrent");
   pushed_ = true;
+  previous_ = current;
+  seen_current = ours_;
+}
+
+void ContextGuard::verify() {
+  if (!trusted_) return;
+  trusted_ = false;
+  make_current();
 }
 
 ContextGuard::~ContextGuard() {
   if (!pushed_) return;
   CUcontext popped = nullptr;
   const CUresult result = driver().ctxPopCurrent(&popped);
+  seen_current = result == CUDA_SUCCESS ? previous_ : nullptr;
   if (result != CUDA_SUCCESS && result != CUDA_ERROR_DEINITIALIZED) {
     jitvec::detail::log().error("cuCtxPopCurrent failed: {}", error_text(result));
   }

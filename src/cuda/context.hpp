@@ -12,6 +12,14 @@
 // one cuCtxGetCurrent call), cuCtxSetCurrent when the thread has no context (it stays current
 // afterwards, as the runtime would leave it), and push/pop around the scope when the thread
 // has another context current.
+//
+// Each thread remembers which context it last saw current (set by a guard's own query, set or
+// pop). A guard made with Trust::thread_cache believes that memory and asks the driver nothing
+// when it names the wanted context: a cached call's one driver call is then its launch. Another
+// library may have changed the thread's context since (cudaSetDevice, cuCtxSetCurrent), so
+// such a guard serves only a kernel launch, which fails harmlessly in the wrong context
+// (CUDA_ERROR_INVALID_HANDLE or CUDA_ERROR_INVALID_CONTEXT): cuda::launch then calls verify()
+// and launches again. Allocations, copies and frees never trust the memory.
 #pragma once
 
 #include <cuda.h>
@@ -24,14 +32,33 @@ CUcontext primary_context(int device);
 
 class ContextGuard {
  public:
+  enum class Trust {
+    driver,        // ask the driver (cuCtxGetCurrent) which context is current
+    thread_cache,  // believe the thread's memory when it names this device's context
+  };
   /// Makes `device`'s primary context current on this thread until the guard is destroyed.
-  explicit ContextGuard(int device);
+  explicit ContextGuard(int device, Trust trust = Trust::driver);
   ~ContextGuard();
   ContextGuard(const ContextGuard&) = delete;
   ContextGuard& operator=(const ContextGuard&) = delete;
 
+  /// Whether the guard believed the thread's memory without asking the driver.
+  bool trusted_cache() const noexcept { return trusted_; }
+  /// Asks the driver and makes the context current as a Trust::driver guard would (after a
+  /// launch refused for its context, when trusted_cache()); the guard then trusts nothing.
+  void verify();
+
  private:
-  bool pushed_ = false;  // whether the destructor pops the context the constructor pushed
+  void make_current();
+
+  CUcontext ours_ = nullptr;
+  CUcontext previous_ = nullptr;  // what a pushed guard's pop makes current again
+  bool pushed_ = false;           // whether the destructor pops the context it pushed
+  bool trusted_ = false;
 };
+
+/// Forgets what this thread remembers of its current context (the next Trust::thread_cache
+/// guard asks the driver). For code that changes the thread's context without a ContextGuard.
+void forget_current_context() noexcept;
 
 }  // namespace jitvec::cuda

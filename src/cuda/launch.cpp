@@ -16,15 +16,29 @@ namespace {
                                   grid_x, grid_y, grid_z, block, shared_bytes));
 }
 
+// The errors of a launch made while another context than the function's is current.
+bool context_refused(CUresult result) {
+  return result == CUDA_ERROR_INVALID_HANDLE || result == CUDA_ERROR_INVALID_CONTEXT ||
+         result == CUDA_ERROR_CONTEXT_IS_DESTROYED;
+}
+
 }  // namespace
 
 void launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
-            unsigned block, std::size_t shared_bytes, CUstream stream, void** params) {
-  const CUresult result =
-      shared_bytes <= UINT_MAX
-          ? driver().launchKernel(function, grid_x, grid_y, grid_z, block, 1, 1,
-                                  static_cast<unsigned>(shared_bytes), stream, params, nullptr)
-          : CUDA_ERROR_INVALID_VALUE;
+            unsigned block, std::size_t shared_bytes, CUstream stream, void** params,
+            ContextGuard* guard) {
+  if (shared_bytes > UINT_MAX) {
+    launch_failed(CUDA_ERROR_INVALID_VALUE, grid_x, grid_y, grid_z, block, shared_bytes);
+  }
+  const auto launch_once = [&] {
+    return driver().launchKernel(function, grid_x, grid_y, grid_z, block, 1, 1,
+                                 static_cast<unsigned>(shared_bytes), stream, params, nullptr);
+  };
+  CUresult result = launch_once();
+  if (result != CUDA_SUCCESS && guard && guard->trusted_cache() && context_refused(result)) {
+    guard->verify();  // the thread's context had changed behind jitvec's back
+    result = launch_once();
+  }
   if (result != CUDA_SUCCESS) launch_failed(result, grid_x, grid_y, grid_z, block, shared_bytes);
 }
 

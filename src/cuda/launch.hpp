@@ -10,14 +10,20 @@
 
 #include <cstddef>
 
+#include "cuda/context.hpp"
+
 namespace jitvec::cuda {
 
 /// Queues `function` on `stream` with a grid of grid_x * grid_y * grid_z blocks of `block`
 /// threads, `shared_bytes` of dynamic shared memory and the kernel arguments `params` (one
 /// pointer to each argument's value, as cuLaunchKernel takes them). The context `function`
-/// was loaded in must be current (see ContextGuard).
+/// was loaded in must be current (see ContextGuard). `guard`, when given, is the guard that
+/// made it current: if it only trusted the thread's memory (Trust::thread_cache) and the
+/// driver refuses the launch for its context, the guard asks the driver and the launch is
+/// made again, once.
 void launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
-            unsigned block, std::size_t shared_bytes, CUstream stream, void** params);
+            unsigned block, std::size_t shared_bytes, CUstream stream, void** params,
+            ContextGuard* guard = nullptr);
 
 /// How many blocks of `block_size` threads (without dynamic shared memory) of `function` can
 /// be resident on one multiprocessor at once; times DeviceInfo::sm_count, the largest grid

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "engine/engine_impl.hpp"
 #include "launch/broadcast.hpp"
 
@@ -34,12 +36,6 @@ void check_out(const detail::UfuncImpl& ufunc, const CallPlan& plan, int j) {
   }
 }
 
-int out_count(const CallPlan& plan) {
-  int given = 0;
-  while (given < launch::kMaxOperands && plan.outs[given]) ++given;
-  return given;
-}
-
 }  // namespace
 
 std::string out_name(const CallPlan& plan, int j) {
@@ -48,82 +44,166 @@ std::string out_name(const CallPlan& plan, int j) {
 
 namespace {
 
-}  // namespace
-
-CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, const Arg* args,
-                        std::size_t count) {
-  CallPlan plan;
+// A call's arguments, sorted before its loop is known.
+struct ParsedArgs {
   std::optional<Target> target;
+  Stream stream;
+  int nin = 0;
+  std::array<const Array*, launch::kMaxOperands> inputs{};
+  std::array<const Array*, launch::kMaxOperands> outs{};
+  int outs_given = 0;
   std::array<CallInput, launch::kMaxOperands> typed{};
+  ResolutionKey key;
+  bool any_array = false;
+};
+
+ParsedArgs parse_args(const detail::UfuncImpl& ufunc, const Arg* args, std::size_t count) {
+  ParsedArgs p;
   for (std::size_t i = 0; i < count; ++i) {
     const Arg& arg = args[i];
     switch (arg.kind()) {
       case Arg::Kind::array:
       case Arg::Kind::scalar: {
-        if (plan.nin >= launch::kMaxOperands - 1) {
+        if (p.nin >= launch::kMaxOperands - 1) {
           throw ArgumentError(fmt::format("ufunc '{}' was given more than {} inputs", ufunc.name,
                                           launch::kMaxOperands - 1));
         }
         const bool scalar = arg.kind() == Arg::Kind::scalar;
-        plan.inputs[plan.nin] = scalar ? nullptr : &arg.array();
-        typed[static_cast<std::size_t>(plan.nin)] =
+        p.inputs[p.nin] = scalar ? nullptr : &arg.array();
+        p.typed[static_cast<std::size_t>(p.nin)] =
             CallInput{scalar, scalar ? arg.scalar().type : arg.array().dtype(),
                       scalar ? &arg.scalar() : nullptr};
-        plan.nin++;
+        if (scalar) {
+          p.key.scalar_mask |= 1u << p.nin;
+        } else {
+          p.key.dtypes[p.nin] = arg.array().dtype();
+          p.any_array = true;
+        }
+        p.nin++;
         break;
       }
       case Arg::Kind::out: {
-        const int given = out_count(plan);
         const int nout = static_cast<int>(ufunc.signatures.front().results.size());
-        if (given == nout) {
+        if (p.outs_given == nout) {
           if (nout == 1) throw ArgumentError(fmt::format("ufunc '{}': out= given twice", ufunc.name));
           throw ArgumentError(fmt::format(
               "ufunc '{}' has {} outputs but out= was given more than {} times (give out() once "
               "per output, in order)",
               ufunc.name, nout, nout));
         }
-        plan.outs[given] = &arg.array();
+        p.outs[p.outs_given++] = &arg.array();
         break;
       }
-      case Arg::Kind::stream: plan.stream = arg.stream(); break;
-      case Arg::Kind::target: target = arg.target_value(); break;
+      case Arg::Kind::stream: p.stream = arg.stream(); break;
+      case Arg::Kind::target: p.target = arg.target_value(); break;
     }
   }
-  plan.target = target ? *target : ufunc.target ? *ufunc.target : default_target;
+  p.key.nin = static_cast<std::uint8_t>(p.nin);
+  p.key.nout_given = static_cast<std::uint8_t>(p.outs_given);
+  for (int j = 0; j < p.outs_given; ++j) p.key.dtypes[p.nin + j] = p.outs[j]->dtype();
+  return p;
+}
 
-  plan.signature_index =
-      resolve_loop(ufunc.name, ufunc.signatures, typed.data(), static_cast<std::size_t>(plan.nin));
-  const Signature& loop = ufunc.signatures[plan.signature_index];
-  plan.spec.loop = loop;
-  plan.spec.inputs.resize(plan.nin);
+// The loop for the parsed inputs: the ufunc's cached resolution when it has one (scalars
+// still checked against it), else resolved now and cached. `owned` receives the spec when the
+// cache has no room for it.
+const codegen::LoopSpec& resolve(const detail::UfuncImpl& ufunc, const ParsedArgs& p,
+                                 std::size_t& signature_index, const Resolution*& resolution,
+                                 std::shared_ptr<const codegen::LoopSpec>& owned) {
+  if (p.any_array) {
+    if ((resolution = ufunc.resolutions.find(p.key))) {
+      const Signature& loop = ufunc.signatures[resolution->signature_index];
+      for (int k = 0; k < p.nin; ++k) {
+        if (p.typed[k].is_scalar && !scalar_fits(*p.typed[k].scalar, loop.args[k])) {
+          // The full resolution, which throws the error naming the scalar.
+          resolve_loop(ufunc.name, ufunc.signatures, p.typed.data(), static_cast<std::size_t>(p.nin));
+        }
+      }
+      signature_index = resolution->signature_index;
+      return resolution->spec;
+    }
+  }
+  signature_index =
+      resolve_loop(ufunc.name, ufunc.signatures, p.typed.data(), static_cast<std::size_t>(p.nin));
+  const Signature& loop = ufunc.signatures[signature_index];
+  codegen::LoopSpec spec;
+  spec.loop = loop;
+  spec.inputs.resize(p.nin);
+  for (int k = 0; k < p.nin; ++k) spec.inputs[k] = p.typed[k].is_scalar ? loop.args[k] : p.typed[k].dtype;
+  if (p.outs_given != 0 && p.outs_given != loop.nout()) {
+    throw ArgumentError(fmt::format(
+        "ufunc '{}' has {} outputs but out= was given {} time{}: give out() once per output, in "
+        "order (all of them or none)",
+        ufunc.name, loop.nout(), p.outs_given, p.outs_given == 1 ? "" : "s"));
+  }
+  spec.outputs.resize(loop.nout());
+  for (int j = 0; j < loop.nout(); ++j) {
+    spec.outputs[j] = p.outs_given ? p.outs[j]->dtype() : loop.results[j];
+  }
+  if (p.any_array && (resolution = ufunc.resolutions.add(p.key, signature_index, spec))) {
+    return resolution->spec;
+  }
+  owned = std::make_shared<const codegen::LoopSpec>(std::move(spec));
+  return *owned;
+}
+
+const Shape kScalarShape{};
+
+// The broadcast shape of the inputs: the first array's own shape when every array has it (no
+// allocation), else `owned`.
+const Shape& broadcast_shape(const ParsedArgs& p, std::shared_ptr<const Shape>& owned) {
+  const Array* first = nullptr;
+  bool same = true;
+  for (int k = 0; k < p.nin; ++k) {
+    if (!p.inputs[k]) continue;
+    if (!first) {
+      first = p.inputs[k];
+    } else if (same && p.inputs[k]->shape() != first->shape()) {
+      same = false;
+    }
+  }
+  if (!first) return kScalarShape;
+  if (same) return first->shape();
+  std::array<launch::NamedShape, launch::kMaxOperands> shapes{};
+  std::size_t arrays = 0;
+  for (int k = 0; k < p.nin; ++k) {
+    if (p.inputs[k]) shapes[arrays++] = launch::NamedShape{&p.inputs[k]->shape(), k + 1};
+  }
+  owned = std::make_shared<const Shape>(launch::broadcast_shapes(shapes.data(), arrays));
+  return *owned;
+}
+
+}  // namespace
+
+CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, const Arg* args,
+                        std::size_t count) {
+  const ParsedArgs p = parse_args(ufunc, args, count);
+  std::size_t signature_index = 0;
+  const Resolution* resolution = nullptr;
+  std::shared_ptr<const codegen::LoopSpec> spec_owner;
+  const codegen::LoopSpec& spec = resolve(ufunc, p, signature_index, resolution, spec_owner);
+  std::shared_ptr<const Shape> shape_owner;
+  const Shape& shape = broadcast_shape(p, shape_owner);
+
+  CallPlan plan(spec, shape);
+  plan.target = p.target ? *p.target : ufunc.target ? *ufunc.target : default_target;
+  plan.stream = p.stream;
+  plan.nin = p.nin;
+  plan.inputs = p.inputs;
+  plan.outs = p.outs;
+  plan.signature_index = signature_index;
+  plan.resolution = resolution;
+  plan.spec_owner = std::move(spec_owner);
+  plan.shape_owner = std::move(shape_owner);
+  const Signature& loop = ufunc.signatures[signature_index];
   for (int k = 0; k < plan.nin; ++k) {
-    if (typed[k].is_scalar) {
+    if (p.typed[k].is_scalar) {
       plan.scalar_mask |= 1u << k;
-      plan.spec.inputs[k] = loop.args[k];
-      convert_scalar(*typed[k].scalar, loop.args[k], plan.scalars[k]);
-    } else {
-      plan.spec.inputs[k] = typed[k].dtype;
+      convert_scalar(*p.typed[k].scalar, loop.args[k], plan.scalars[k]);
     }
   }
   plan.nout = loop.nout();
   plan.out = plan.outs[0];
-  if (const int given = out_count(plan); given != 0 && given != plan.nout) {
-    throw ArgumentError(fmt::format(
-        "ufunc '{}' has {} outputs but out= was given {} time{}: give out() once per output, in "
-        "order (all of them or none)",
-        ufunc.name, plan.nout, given, given == 1 ? "" : "s"));
-  }
-  plan.spec.outputs.resize(plan.nout);
-  for (int j = 0; j < plan.nout; ++j) {
-    plan.spec.outputs[j] = plan.outs[j] ? plan.outs[j]->dtype() : loop.results[j];
-  }
-
-  std::array<launch::NamedShape, launch::kMaxOperands> shapes{};
-  std::size_t arrays = 0;
-  for (int k = 0; k < plan.nin; ++k) {
-    if (plan.inputs[k]) shapes[arrays++] = launch::NamedShape{&plan.inputs[k]->shape(), k + 1};
-  }
-  plan.shape = arrays == 0 ? Shape{} : launch::broadcast_shapes(shapes.data(), arrays);
   plan.numel = 1;
   for (std::int64_t s : plan.shape) plan.numel *= s;
   for (int j = 0; j < plan.nout && plan.outs[0]; ++j) check_out(ufunc, plan, j);

@@ -8,13 +8,20 @@
 // (all of them or none), each checked against its own result. The GPU and CPU launchers take a CallPlan and only move data
 // and launch. operand_strides() gives the strides of every operand in the broadcast shape
 // for the iteration space, scalars as zeros, so both launchers plan the same walk.
+//
+// A plan allocates nothing in the common case: its LoopSpec is the one in the ufunc's
+// resolution cache (resolution_cache.hpp), and its shape is an input's when no input is
+// broadcast; otherwise the plan holds its own (spec_owner, shape_owner: shared, so copies of
+// a plan stay valid).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "codegen/loop_spec.hpp"
+#include "engine/resolution_cache.hpp"
 #include "engine/type_resolution.hpp"
 #include "jitvec/ufunc.hpp"
 #include "launch/iteration_space.hpp"
@@ -27,6 +34,8 @@ class UfuncImpl;
 namespace jitvec::engine {
 
 struct CallPlan {
+  CallPlan(const codegen::LoopSpec& spec, const Shape& shape) : spec(spec), shape(shape) {}
+
   Target target = Target::cuda;
   Stream stream;
   int nin = 0;
@@ -39,11 +48,18 @@ struct CallPlan {
   /// The first output's out= (outs[0]), or null.
   const Array* out = nullptr;
   std::size_t signature_index = 0;
-  codegen::LoopSpec spec;
+  /// The loop and the operands' storage dtypes: resolution->spec, or *spec_owner.
+  const codegen::LoopSpec& spec;
+  /// The ufunc's cached resolution this plan uses (null when the cache had no room, or the
+  /// inputs are all scalars): it remembers the loaded loop per device.
+  const Resolution* resolution = nullptr;
+  std::shared_ptr<const codegen::LoopSpec> spec_owner;  // null when spec is the cache's
   /// Bit k set: input k is a scalar, whose value (in the loop's type) is scalars[k].
   std::uint32_t scalar_mask = 0;
   std::array<ScalarSlot, launch::kMaxOperands> scalars{};
-  Shape shape;
+  /// The broadcast shape: an input array's own shape when none is broadcast, else *shape_owner.
+  const Shape& shape;
+  std::shared_ptr<const Shape> shape_owner;
   std::int64_t numel = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "cuda/context.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/memory.hpp"
+#include "engine/array_slots.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/host_pipeline.hpp"
 #include "kernels/choose_kernel.hpp"
@@ -56,17 +57,17 @@ kernels::CallOperands call_operands(const CallPlan& plan, void* const* inputs, v
 
 // One launch: the chosen kernel with the packed arguments.
 void launch_choice(const CudaLoop& loop, const CallPlan& plan, const kernels::KernelChoice& choice,
-                   kernels::KernelArgs& args, CUstream stream) {
+                   kernels::KernelArgs& args, CUstream stream, cuda::ContextGuard* guard = nullptr) {
   static_assert(sizeof(ScalarSlot) == 16, "KernelArgs::pack reads 16 bytes per scalar");
   args.set_lane_mask(loop.layout, choice.lane_mask);
   kernels::LaunchGeometry g = choice.geometry;
   if (choice.one_wave) g.grid_x = std::min(g.grid_x, loop.one_wave());
   cuda::launch(loop.kernel(choice.kind, plan.scalar_mask), g.grid_x, g.grid_y, g.grid_z, g.block,
-               g.shared_bytes, stream, args.kernel_params());
+               g.shared_bytes, stream, args.kernel_params(), guard);
 }
 
 void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
-                 const Array* const* outs) {
+                 const Array* const* outs, cuda::ContextGuard& guard) {
   void* pointers[launch::kMaxOperands];
   void* out_pointers[launch::kMaxOperands];
   for (int k = 0; k < plan.nin; ++k) pointers[k] = inputs[k] ? inputs[k]->data() : nullptr;
@@ -81,7 +82,22 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   } else {
     args.set_space(loop.layout, space, choice.shape, choice.block);
   }
-  launch_choice(loop, plan, choice, args, plan.stream.handle());
+  launch_choice(loop, plan, choice, args, plan.stream.handle(), &guard);
+}
+
+// The loaded loop of the call on `device`: the one its cached resolution remembers (no
+// lookup, no reference count), else through the loop table, remembered for the next call.
+const CudaLoop& loop_for(detail::UfuncImpl& ufunc, const CallPlan& plan, int device,
+                         std::shared_ptr<const CudaLoop>& held) {
+  if (plan.resolution) {
+    if (const CudaLoop* warm = plan.resolution->cuda_loop(device)) {
+      ufunc.engine.memory_hits++;
+      return *warm;
+    }
+  }
+  held = ufunc.engine.cuda_loop(ufunc, plan.spec, device);
+  if (plan.resolution) plan.resolution->remember(device, held.get());
+  return *held;
 }
 
 }  // namespace
@@ -104,22 +120,29 @@ Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {
 
 void run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results) {
   const int device = choose_device(ufunc, plan);
-  cuda::ContextGuard guard(device);
+  // A loop this ufunc has launched on `device` before: the thread's memory of its current
+  // context is trusted, and a launch refused for its context asks the driver and launches again
+  // (cuda/context.hpp). So a warm call's one driver call is its launch.
+  const bool warm = plan.resolution && plan.resolution->cuda_loop(device);
+  cuda::ContextGuard guard(device, warm ? cuda::ContextGuard::Trust::thread_cache
+                                        : cuda::ContextGuard::Trust::driver);
   const Stream stream = plan.stream;
   if (pipeline_applies(plan)) {
+    guard.verify();
     run_pipelined(ufunc, plan, *ufunc.engine.cuda_loop(ufunc, plan.spec, device), device, results);
     return;
   }
 
   // Inputs: host arrays are copied to the device (packed in their own shape).
-  std::array<std::optional<Array>, launch::kMaxOperands> moved;  // no Array made unless needed
+  // Arrays made for the call: slot k for input k moved to the device, kMaxOperands + j for
+  // output j allocated (engine/array_slots.hpp: nothing made, nothing cleared, unless needed).
+  ArraySlots<2 * launch::kMaxOperands> made;
   std::array<const Array*, launch::kMaxOperands> inputs{};
   bool any_device_input = false;
   for (int k = 0; k < plan.nin; ++k) {
     const Array* in = plan.inputs[k];
     if (in && !in->is_device() && plan.numel > 0) {
-      moved[k] = in->to_device(device, stream);
-      inputs[k] = &*moved[k];
+      inputs[k] = &made.emplace(k, in->to_device(device, stream));
     } else {
       inputs[k] = in;
     }
@@ -128,25 +151,30 @@ void run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results) 
 
   // Outputs: out= if it is on the device; else a new device array (copied back below when the
   // result belongs in host memory).
-  std::array<std::optional<Array>, launch::kMaxOperands> device_outs;  // no Array made unless needed
   std::array<const Array*, launch::kMaxOperands> outs{};
   for (int j = 0; j < plan.nout; ++j) {
     const Array* out = plan.outs[j];
     if (out && out->is_device()) {
       outs[j] = out;
     } else {
-      device_outs[j] = Array::empty(plan.spec.outputs[j], plan.shape, Memory::device, device, stream);
-      outs[j] = &*device_outs[j];
+      outs[j] = &made.emplace(launch::kMaxOperands + j,
+                              Array::empty(plan.spec.outputs[j], plan.shape, Memory::device,
+                                           device, stream));
     }
   }
   if (plan.numel > 0) {
-    launch_loop(*ufunc.engine.cuda_loop(ufunc, plan.spec, device), plan, inputs.data(), outs.data());
+    std::shared_ptr<const CudaLoop> held;
+    launch_loop(loop_for(ufunc, plan, device, held), plan, inputs.data(), outs.data(), guard);
   }
   for (int j = 0; j < plan.nout; ++j) {
     const Array* out = plan.outs[j];
     const bool result_on_host = out ? !out->is_device() : !any_device_input;
     if (!result_on_host) {
-      results[j] = *outs[j];
+      if (made.has(launch::kMaxOperands + j)) {
+        results[j] = std::move(made[launch::kMaxOperands + j]);  // no copy of shape and strides
+      } else {
+        results[j] = *outs[j];
+      }
     } else if (!out) {
       results[j] = outs[j]->to_host(stream);  // synchronizes
     } else {

@@ -37,7 +37,7 @@
 #include "engine/loop_builder.hpp"
 #include "engine/loop_table.hpp"
 #include "engine/method_module.hpp"
-#include "engine/method_module.hpp"
+#include "engine/resolution_cache.hpp"
 #include "jitvec/engine.hpp"
 
 namespace jitvec::engine {
@@ -80,6 +80,8 @@ class UfuncImpl {
   std::vector<std::string> methods;
 
   // Caches of loaded loops: filling them does not change what the ufunc is.
+  /// Recent type resolutions, each with its loaded GPU loops (engine/resolution_cache.hpp).
+  mutable engine::ResolutionCache resolutions;
   mutable engine::LoopTable<engine::CudaLoop> cuda_loops;
   mutable engine::LoopTable<engine::HostLoop> host_loops;
   /// Loaded modules of this ufunc's at() (engine/ufunc_at.hpp).

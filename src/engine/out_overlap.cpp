@@ -81,11 +81,10 @@ void buffer_overlapping_inputs(Engine::Impl& engine, CallPlan& plan, OverlapBuff
     if (!in || !needs_copy(*in)) continue;
     if (in->is_device()) {
       if (plan.target != Target::cuda) continue;
-      buffers.copies[k] = device_copy(engine, *in, plan.stream);
+      plan.inputs[k] = &buffers.copies.emplace(k, device_copy(engine, *in, plan.stream));
     } else {
-      buffers.copies[k] = host_copy(*in);
+      plan.inputs[k] = &buffers.copies.emplace(k, host_copy(*in));
     }
-    plan.inputs[k] = &*buffers.copies[k];
   }
 }
 

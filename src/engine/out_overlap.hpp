@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/array_slots.hpp"
 #include "engine/call_plan.hpp"
 #include "jitvec/engine.hpp"
 
@@ -43,7 +44,7 @@ bool may_overlap(const Array& a, const Array& b);
 /// (device copies are freed stream-ordered, so dropping them after an asynchronous launch is
 /// safe).
 struct OverlapBuffers {
-  std::array<std::optional<Array>, launch::kMaxOperands> copies;
+  ArraySlots<launch::kMaxOperands> copies;  // slot k: input k's copy (none made: no cost)
 };
 
 /// Throws ArgumentError naming both when two out= arrays of `plan` may overlap (the same

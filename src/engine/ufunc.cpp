@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/array_access.hpp"
 #include "engine/call_plan.hpp"
 #include "engine/cuda_launcher.hpp"
 #include "engine/engine_impl.hpp"
@@ -77,7 +78,7 @@ Array Ufunc::call(const Arg* args, std::size_t count) const {
         "all of them",
         ufunc.name, nout_of(ufunc), ufunc.signatures.front().to_string(), ufunc.name));
   }
-  Array result;
+  Array result = ArrayAccess::unset();  // assigned by the call; Array() would allocate
   call_into(ufunc, args, count, &result);
   return result;
 }

@@ -142,15 +142,15 @@ TEST_CASE("only inputs that overlap out= are copied, and an exact alias is not",
   engine::buffer_overlapping_inputs(engine.impl(), alias, none);
   CHECK(alias.inputs[0] == &alias_args[0].array());  // in place: the caller's own view
   CHECK(alias.inputs[1] == &alias_args[1].array());
-  CHECK_FALSE(none.copies[0].has_value());
+  CHECK_FALSE(none.copies.has(0));
 
   const Arg shifted_args[] = {Arg(y), Arg(shifted), Arg(out(out_view)), Arg(target(Target::cpu))};
   engine::CallPlan plan = engine::make_call_plan(*add, Target::cpu, shifted_args, 4);
   engine::OverlapBuffers copies;
   engine::buffer_overlapping_inputs(engine.impl(), plan, copies);
   CHECK(plan.inputs[0] == &shifted_args[0].array());  // y does not overlap: untouched
-  REQUIRE(copies.copies[1].has_value());
-  CHECK(plan.inputs[1] == &*copies.copies[1]);
+  REQUIRE(copies.copies.has(1));
+  CHECK(plan.inputs[1] == &copies.copies[1]);
   CHECK(plan.inputs[1]->data() != shifted.data());
   CHECK(plan.inputs[1]->is_contiguous());
   CHECK(plan.inputs[1]->to_vector<double>() == shifted.to_vector<double>());
