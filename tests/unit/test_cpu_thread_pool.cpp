@@ -191,6 +191,25 @@ TEST_CASE("parallel_for runs chunks on several threads at once", "[cpu][thread_p
   CHECK(threads.size() >= 2);
 }
 
+TEST_CASE("workers still join after calls spaced around their spin time", "[cpu][thread_pool]") {
+  // Gaps from 0 to 150 us straddle the 50 us a worker spins before it sleeps: every call must
+  // still get a second thread (a lost wake-up would leave the caller alone until the deadline).
+  ThreadPool pool(3);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  int lonely = 0;
+  for (int call = 0; call < 200; ++call) {
+    std::this_thread::sleep_for(std::chrono::microseconds((call % 11) * 15));
+    std::atomic<int> started{0};
+    pool.parallel_for(0, 3, 1, [&](std::int64_t, std::int64_t) {
+      started.fetch_add(1);
+      while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    });
+    if (started.load() < 2) ++lonely;
+  }
+  CHECK(lonely == 0);
+  CHECK(std::chrono::steady_clock::now() < deadline);
+}
+
 TEST_CASE("parallel_for rethrows the first exception and stays usable", "[cpu][thread_pool]") {
   ThreadPool pool(3);
   CHECK_THROWS_WITH(pool.parallel_for(0, 3000, 1,
