@@ -118,8 +118,10 @@ std::string first_line_of(const std::filesystem::path& file) {
 
 class GpuBench {
  public:
-  GpuBench(const Sizes& sizes, std::uint64_t seed, std::filesystem::path samples)
-      : sizes_(sizes),
+  GpuBench(const Sizes& sizes, std::uint64_t seed, std::filesystem::path samples,
+           std::vector<std::string> only = {})
+      : only_(std::move(only)),
+        sizes_(sizes),
         seed_(seed),
         samples_(std::move(samples)),
         context_(kDevice),
@@ -180,9 +182,19 @@ class GpuBench {
   }
 
  private:
+  // Whether --only lets the case run: no prefixes, or one the case's name starts with.
+  bool selected(const std::string& name) const {
+    if (only_.empty()) return true;
+    for (const std::string& prefix : only_) {
+      if (name.rfind(prefix, 0) == 0) return true;
+    }
+    return false;
+  }
+
   // Runs `body` on `record`, turning an exception into the record's error, then keeps the
   // record and prints a progress line (so a run cut short still shows what it measured).
   void run_case(bench::Record record, const std::function<void(bench::Record&)>& body) {
+    if (!selected(record.case_name)) return;
     try {
       body(record);
     } catch (const std::exception& error) {
@@ -577,6 +589,7 @@ class GpuBench {
     }
   }
 
+  const std::vector<std::string> only_;
   const Sizes sizes_;
   const std::uint64_t seed_;
   const std::filesystem::path samples_;
@@ -611,6 +624,7 @@ struct Options {
   std::uint64_t seed = 20261129;
   std::filesystem::path samples;
   std::filesystem::path startup_child_cache;
+  std::vector<std::string> only;
 };
 
 }  // namespace
@@ -624,6 +638,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", options.json, "write the results as JSON to this file");
   app.add_flag("--quick", options.quick, "small sizes (up to 2^22), for a smoke test");
   app.add_option("--seed", options.seed, "seed of the random inputs");
+  app.add_option("--only", options.only,
+                 "run only the cases whose names start with one of these prefixes (the "
+                 "ceilings are always measured)");
   app.add_option("--samples", options.samples,
                  "the folder of the sample definitions (default: the source tree's samples/)");
   app.add_option(bench::kStartupChildFlag, options.startup_child_cache,
@@ -649,7 +666,8 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    GpuBench bench(options.quick ? Sizes::quick() : Sizes::full(), options.seed, samples);
+    GpuBench bench(options.quick ? Sizes::quick() : Sizes::full(), options.seed, samples,
+                   options.only);
     return bench.run(options.json);
   } catch (const std::exception& error) {
     fmt::print(stderr, "jitvec_bench_gpu: {}\n", error.what());
