@@ -11,23 +11,62 @@ namespace {
 // p.sizes[0] and p.numel count vectors; every stride counts elements.
 constexpr const char* kNdVec = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
   constexpr int BLOCK = ${block}, VEC = ${vec}, UNROLL = ${unroll}, OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
+  __shared__ int row_offsets[BLOCK][OPERANDS];
   const unsigned gather_mask = lane_mask;
-  const unsigned first = blockIdx.x * (BLOCK * UNROLL) + threadIdx.x;
+  const unsigned tile = blockIdx.x * (BLOCK * UNROLL);
+  const unsigned first = tile + threadIdx.x;
   int off[OPERANDS][UNROLL];
+  // The rows this block's vectors lie in: when they are at most BLOCK, each thread locates one
+  // (a division per outer dimension) and every vector finds its row's offsets in the table.
+  const unsigned vectors_per_row = p.sizes[0];
+  const unsigned first_row = (__umulhi(tile, p.magic[0]) + tile) >> p.shift[0];
+  const unsigned last = min(tile + BLOCK * UNROLL, p.numel) - 1;
+  const unsigned rows = ((__umulhi(last, p.magic[0]) + last) >> p.shift[0]) - first_row + 1;
+  if (rows <= BLOCK) {
+    if (threadIdx.x < rows) {
+      unsigned rem = first_row + threadIdx.x;
+      int row_off[OPERANDS];
 #pragma unroll
-  for (int u = 0; u < UNROLL; ++u) {
-#pragma unroll
-    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
-    unsigned rem = first + u * BLOCK;
-    if (rem >= p.numel) continue;
+      for (int op = 0; op < OPERANDS; ++op) row_off[op] = 0;
 #pragma unroll 1
-    for (int d = 0; d < ${max_dims}; ++d) {
-      if (d == p.ndim) break;
-      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
-      const int coord = static_cast<int>(rem - q * p.sizes[d]) * (d == 0 ? VEC : 1);
-      rem = q;
+      for (int d = 1; d < ${max_dims}; ++d) {
+        if (d == p.ndim) break;
+        const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+        const int coord = static_cast<int>(rem - q * p.sizes[d]);
+        rem = q;
 #pragma unroll
-      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+        for (int op = 0; op < OPERANDS; ++op) row_off[op] += coord * p.strides[op][d];
+      }
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) row_offsets[threadIdx.x][op] = row_off[op];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const unsigned v = first + u * BLOCK;
+      const unsigned row = (__umulhi(v, p.magic[0]) + v) >> p.shift[0];
+      const int column = static_cast<int>(v - row * vectors_per_row) * VEC;
+      const unsigned slot = v < p.numel ? row - first_row : 0;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] = row_offsets[slot][op] + column * p.strides[op][0];
+    }
+  } else {
+    // Rows shorter than UNROLL vectors: each vector locates itself.
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+      unsigned rem = first + u * BLOCK;
+      if (rem >= p.numel) continue;
+#pragma unroll 1
+      for (int d = 0; d < ${max_dims}; ++d) {
+        if (d == p.ndim) break;
+        const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+        const int coord = static_cast<int>(rem - q * p.sizes[d]) * (d == 0 ? VEC : 1);
+        rem = q;
+#pragma unroll
+        for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+      }
     }
   }
 ${loads}#pragma unroll

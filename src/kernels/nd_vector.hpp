@@ -4,9 +4,12 @@
 //   jitvec_nd_vec  the space is cut into vectors of VEC elements along its innermost dimension
 //                  (the row length is a multiple of VEC); thread t of block b takes vectors
 //                  b * BLOCK * UNROLL + u * BLOCK + t for u < UNROLL, so a warp's stores are
-//                  one contiguous stretch. Each vector's offsets are found with one
-//                  magic-number division per dimension (32-bit block, launch/strided_params,
-//                  whose innermost size and element count are given in vectors), all UNROLL
+//                  one contiguous stretch. The block's vectors lie in a run of rows; when the
+//                  run is at most BLOCK rows, thread i finds row i's offsets (one
+//                  magic-number division per outer dimension, 32-bit block,
+//                  launch/strided_params, whose innermost size and element count are given in
+//                  vectors) into a shared table, and each vector then costs one division (its
+//                  row) and a table read; shorter rows locate each vector alone. All UNROLL
 //                  vectors' loads are issued before any arithmetic, and each output is written
 //                  with one 16-byte store a vector. Each input is read by the form its stride
 //                  along the row allows: stride 0 (broadcast along the row) one element

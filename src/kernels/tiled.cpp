@@ -13,19 +13,17 @@ constexpr const char* kTiled = R"(extern "C" __global__ void __launch_bounds__($
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
   constexpr int OPERANDS = ${operands}, OUT = OPERANDS - ${nout};
 ${tiled_mask}  const long long cols = p.sizes[0], rows = p.sizes[1];
-  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
-  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
-  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
-  long long batch = blockIdx.x / row_tiles;
-  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
-  const long long c0 = (batch % col_tiles) * 64;
-  batch /= col_tiles;
+  // blockIdx.x: the row tile, blockIdx.y: the column tile, blockIdx.z: the batch (the
+  // dimensions past the first two, the outermost found without a division).
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
   long long base[OPERANDS];
 #pragma unroll
   for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+  long long batch = blockIdx.z;
 #pragma unroll 1
   for (int d = 2; d < p.ndim; ++d) {
-    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    const long long q = d + 1 < p.ndim ? batch / p.sizes[d] : 0, coord = batch - q * p.sizes[d];
     batch = q;
 #pragma unroll
     for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
@@ -147,10 +145,10 @@ TiledInputs transposed_inputs(const launch::IterationSpace& space, const CallOpe
     if (__builtin_popcount(tiled.mask) == kMaxTiledInputs) break;
   }
   if (tiled.mask == 0) return TiledInputs{};
-  // Tiles of the launch: a 1-D grid.
-  const std::int64_t tiles = ((space.sizes[inner] + 63) / 64) * (space.numel / space.sizes[inner] / space.sizes[tiled.second]) *
-                             ((space.sizes[tiled.second] + 63) / 64);
-  if (tiles > 0x7fffffff) return TiledInputs{};
+  // The grid: row tiles (x), column tiles (y, at most 65535), batches (z, at most 65535).
+  const std::int64_t column_tiles = (space.sizes[inner] + 63) / 64;
+  const std::int64_t batches = space.numel / space.sizes[inner] / space.sizes[tiled.second];
+  if (column_tiles > 65535 || batches > 65535) return TiledInputs{};
   return tiled;
 }
 
@@ -158,8 +156,9 @@ LaunchGeometry tiled_geometry(const launch::IterationSpace& space, const CallOpe
                               const TiledInputs& tiled) {
   LaunchGeometry g;
   const std::int64_t cols = space.sizes.back(), rows = space.sizes[tiled.second];
-  const std::int64_t batch = space.numel / cols / rows;
-  g.grid_x = static_cast<unsigned>(((rows + 63) / 64) * ((cols + 63) / 64) * batch);
+  g.grid_x = blocks_for(rows, 64);
+  g.grid_y = blocks_for(cols, 64);
+  g.grid_z = static_cast<unsigned>(space.numel / cols / rows);
   for (int k = 0; k < operands.inputs; ++k) {
     if ((tiled.mask >> k) & 1u) g.shared_bytes += 64 * 65 * operands.element_bytes[k];
   }

@@ -8,9 +8,9 @@
 //                   another in dynamic shared memory, each 64 x 65 elements of its own type.
 //                   The tile's axes are the output's innermost dimension (the block's
 //                   dimension 0) and the input's fast one (launched as the block's dimension
-//                   1, launch/strided_params BlockLayout::second); each block finds its batch
-//                   (the other dimensions) with one division per dimension.
-//                   Consecutive blocks walk the row tiles, so blocks running together read
+//                   1, launch/strided_params BlockLayout::second); blockIdx.z is the batch
+//                   (the other dimensions: one division per dimension past the third).
+//                   blockIdx.x walks the row tiles, so blocks running together read
 //                   neighbouring stretches of the transposed input. Each thread steps one
 //                   pointer per operand by a fixed stride instead of recomputing offsets.
 //                   Tiles wholly inside the space skip the bounds checks and issue all 16
@@ -42,13 +42,14 @@ std::string tiled_kernels(const codegen::LoopSpec& spec);
 /// kMaxTiledInputs): those read with a stride > 1 along the space's innermost dimension and
 /// with stride 1 along dimension `second` (outermost first; the same for every tiled input).
 /// Tiles span the innermost dimension and `second`; the other dimensions are a batch. `mask`
-/// is 0 when no input is transposed or the dimensions are shorter than 32.
+/// is 0 when no input is transposed, the dimensions are shorter than 32, or the grid would
+/// need more than 65535 column tiles or batches.
 struct TiledInputs {
   std::uint32_t mask = 0;
   int second = -1;
 };
 TiledInputs transposed_inputs(const launch::IterationSpace& space, const CallOperands& operands);
-/// A 1-D grid of every tile of every batch; each tiled input's tile in dynamic shared memory.
+/// Row tiles x column tiles x batches; each tiled input's tile in dynamic shared memory.
 LaunchGeometry tiled_geometry(const launch::IterationSpace& space, const CallOperands& operands,
                               const TiledInputs& tiled);
 

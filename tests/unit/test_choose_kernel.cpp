@@ -127,8 +127,9 @@ TEST_CASE("transposed inputs go through shared-memory tiles", "[kernels][choice]
   CHECK(c.kind == KernelKind::tiled);
   CHECK(c.lane_mask == 0b01);
   CHECK(c.block.second == 0);
-  CHECK(c.geometry.grid_x == (2048 / 64) * (1024 / 64));
-  CHECK(c.geometry.grid_y == 1);
+  CHECK(c.geometry.grid_x == 2048 / 64);
+  CHECK(c.geometry.grid_y == 1024 / 64);
+  CHECK(c.geometry.grid_z == 1);
   CHECK(c.geometry.shared_bytes == 64 * 65 * 4);
   CHECK(c.shape == ShapeBlock::strided64);
 
@@ -159,7 +160,9 @@ TEST_CASE("N-d permutations that move the last axis take tiles with a batch", "[
   CHECK(c.kind == KernelKind::tiled);
   CHECK(c.lane_mask == 0b1);
   CHECK(c.block.second == 0);  // tiles span x's fast axis (the output's outermost) and the rows
-  CHECK(c.geometry.grid_x == (512 / 64) * (1024 / 64) * 512);
+  CHECK(c.geometry.grid_x == 512 / 64);
+  CHECK(c.geometry.grid_y == 1024 / 64);
+  CHECK(c.geometry.grid_z == 512);
   CHECK(c.geometry.shared_bytes == 64 * 65 * 4);
   // (64, 64, 256, 256).permute(0, 3, 2, 1): x's fast axis is the output's second.
   const auto move4 = plan_iteration(Shape{64, 256, 256, 64},
@@ -168,7 +171,12 @@ TEST_CASE("N-d permutations that move the last axis take tiles with a batch", "[
   c = choose_kernel(move4, Call(1).ops, loop);
   CHECK(c.kind == KernelKind::tiled);
   CHECK(c.block.second == 1);
-  CHECK(c.geometry.grid_x == (256 / 64) * 1 * (64 * 256));
+  CHECK(c.geometry.grid_x == 256 / 64);
+  CHECK(c.geometry.grid_y == 1);
+  CHECK(c.geometry.grid_z == 64 * 256);
+  // More than 65535 batches: no tiles.
+  const auto many = plan_iteration(Shape{65536 * 2, 64, 64}, {Strides{64 * 64, 1, 64}, Strides{64 * 64, 64, 1}});
+  CHECK(choose_kernel(many, Call(1).ops, loop).kind != KernelKind::tiled);
   // Tile axes shorter than 32: no tiles.
   const auto thin = plan_iteration(Shape{16, 512, 1024}, {Strides{1, 16 * 1024, 16}, Strides{512 * 1024, 1024, 1}});
   CHECK(choose_kernel(thin, Call(1).ops, loop).kind != KernelKind::tiled);
