@@ -262,7 +262,7 @@ TEST_CASE("the GPU's float16 division (reciprocal, one fma) rounds like the exac
 TEST_CASE("the generated PTX uses native float16/bfloat16 arithmetic and comparisons, never fused",
           "[dtype][half_native][nvrtc]") {
   const jitvec::codegen::UfuncSource source{
-      "mix2", "template <class T> T mix2(T a, T b) { return a < b ? a * b + a - b / a : b; }", "", 1};
+      "mix2", "template <class T> T mix2(T a, T b) { return a < b ? a * b + a - b / a : b; }", "", 1, ""};
   const auto ptx_of = [&](const char* type, const char* arch) {
     const std::string t(type);
     const auto spec = jitvec::codegen::LoopSpec::exact(jitvec::Signature::parse(t + "(" + t + ", " + t + ")"));
