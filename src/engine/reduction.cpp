@@ -250,11 +250,50 @@ bool vectorizable(const void* in, DType t, const ReductionParams& p, const long 
   return true;
 }
 
-// The types and place of a GPU scan: input S, output O, accumulator T.
-struct ScanTypes {
+// One step of a scan: its GPU kernel and host entry, reading the input type S or (partial)
+// the accumulator T; per_thread: a GPU thread per work item (else a block per item).
+struct ScanStep {
+  const char* gpu;
+  const char* gpu_partial;
+  const char* host;
+  const char* host_partial;
+  bool per_thread;
+};
+constexpr ScanStep kTileAggregates{kernels::kScanAggregatesKernel, kernels::kScanAggregatesPartialKernel,
+                                   kernels::kHostScanAggregates, kernels::kHostScanAggregatesPartial, false};
+constexpr ScanStep kTileScans{kernels::kScanTilesKernel, kernels::kScanTilesPartialKernel,
+                              kernels::kHostScanTiles, kernels::kHostScanTilesPartial, false};
+constexpr ScanStep kLineAggregates{kernels::kScanLineAggregatesKernel, kernels::kScanLineAggregatesPartialKernel,
+                                   kernels::kHostScanLineAggregates, kernels::kHostScanLineAggregatesPartial, true};
+constexpr ScanStep kLineChain{kernels::kScanLineChainKernel, kernels::kScanLineChainKernel,
+                              kernels::kHostScanLineChain, kernels::kHostScanLineChain, true};
+constexpr ScanStep kLineApply{kernels::kScanLineApplyKernel, kernels::kScanLineApplyPartialKernel,
+                              kernels::kHostScanLineApply, kernels::kHostScanLineApplyPartial, true};
+
+// Where a scan runs: the GPU module and stream, or the host module and the target's threads.
+struct ScanRunner {
+  Engine::Impl& engine;
+  const std::string& ufunc_name;
+  Target target;
+  const CudaMethodModule* gpu = nullptr;
+  const HostMethodModule* host = nullptr;
   DType input, output, acc;
-  int device;
+  int device = 0;
   Stream stream;
+
+  void run(const ScanStep& step, bool partial, ReductionParams& p, std::int64_t items,
+           std::int64_t elements_per_item) const {
+    if (gpu) {
+      const std::int64_t blocks = step.per_thread ? ceil_div(items, kernels::kCudaBlock) : items;
+      launch(*gpu, partial ? step.gpu_partial : step.gpu, blocks, p, stream.handle());
+    } else {
+      run_items(engine, target, ufunc_name, host_entry(*host, partial ? step.host_partial : step.host), p,
+                items, elements_per_item);
+    }
+  }
+  Array buffer(std::int64_t values) const {
+    return gpu ? Array::empty(acc, Shape{values}, Memory::device, device, stream) : Array::empty(acc, Shape{values});
+  }
 };
 
 // ReductionParams::vectorized of a GPU tiles step: 16-byte loads of `in_type` when the axis is
@@ -273,17 +312,13 @@ long long scan_vector_bits(const ReductionParams& p, DType in_type, DType out_ty
   return bits;
 }
 
-std::int64_t blocks_for(std::int64_t threads) { return ceil_div(threads, kernels::kCudaBlock); }
-
-// Launches the steps of the scan `p` (in, out and the lines set; `partial`: the input and the
-// output are the accumulator type, as for the aggregates of a step below) in stream order
-// (kernels/scan.hpp). The aggregates' buffers are stream-ordered allocations freed after the
-// launches that use them.
-void run_gpu_scan(const CudaMethodModule& module, ReductionParams p, ScanKind kind, bool partial,
-                  const ScanTypes& types) {
-  const CUstream stream = types.stream.handle();
-  const DType in_type = partial ? types.acc : types.input;
-  const DType out_type = partial ? types.acc : types.output;
+// Runs the steps of the scan `p` (in, out and the lines set; `partial`: the input and the output
+// are the accumulator type, as for the aggregates of a step below) in order (kernels/scan.hpp),
+// on the GPU's stream or on the host. GPU buffers are stream-ordered allocations, freed after
+// the launches that use them.
+void run_scan(const ScanRunner& runner, ReductionParams p, ScanKind kind, bool partial) {
+  const DType in_type = partial ? runner.acc : runner.input;
+  const DType out_type = partial ? runner.acc : runner.output;
   const bool tiles = kind == ScanKind::tiles;
   p.chunk = tiles ? kernels::scan_tile(in_type) : kernels::kScanLineChunk;
   p.chunks = ceil_div(p.length, p.chunk);
@@ -291,12 +326,12 @@ void run_gpu_scan(const CudaMethodModule& module, ReductionParams p, ScanKind ki
   const std::int64_t chunks = p.outputs * p.chunks;
   std::optional<Array> aggregates;
   if (p.chunks > 1) {
-    aggregates = Array::empty(types.acc, Shape{chunks}, Memory::device, types.device, types.stream);
+    aggregates = runner.buffer(chunks);
     ReductionParams a = p;
     a.out = aggregates->data();
     if (tiles) {
       a.vectorized = scan_vector_bits(a, in_type, out_type) & kernels::kScanVectorLoads;
-      launch(module, partial ? kernels::kScanAggregatesPartialKernel : kernels::kScanAggregatesKernel, chunks, a, stream);
+      runner.run(kTileAggregates, partial, a, chunks, p.chunk);
       // The aggregates, [line][tile], scanned along the tiles by the same procedure, in place.
       ReductionParams q;
       q.in = aggregates->data();
@@ -313,22 +348,16 @@ void run_gpu_scan(const CudaMethodModule& module, ReductionParams p, ScanKind ki
       q.axis_out_stride = 1;
       q.final_pass = 1;
       const ScanKind next = p.chunks >= kernels::kScanTilesMinLength ? ScanKind::tiles : ScanKind::lines;
-      run_gpu_scan(module, q, next, true, types);
+      run_scan(runner, q, next, true);
     } else {
-      launch(module, partial ? kernels::kScanLineAggregatesPartialKernel : kernels::kScanLineAggregatesKernel,
-             blocks_for(chunks), a, stream);
+      runner.run(kLineAggregates, partial, a, chunks, p.chunk);
       a.work = aggregates->data();
-      launch(module, kernels::kScanLineChainKernel, blocks_for(p.outputs), a, stream);
+      runner.run(kLineChain, partial, a, p.outputs, p.chunks);
     }
     p.work = aggregates->data();
   }
-  if (tiles) {
-    p.vectorized = scan_vector_bits(p, in_type, out_type);
-    launch(module, partial ? kernels::kScanTilesPartialKernel : kernels::kScanTilesKernel, chunks, p, stream);
-  } else {
-    launch(module, partial ? kernels::kScanLineApplyPartialKernel : kernels::kScanLineApplyKernel,
-           blocks_for(chunks), p, stream);
-  }
+  if (tiles) p.vectorized = scan_vector_bits(p, in_type, out_type);
+  runner.run(tiles ? kTileScans : kLineApply, partial, p, chunks, p.chunk);
 }
 
 }  // namespace
@@ -613,26 +642,22 @@ Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,
   const codegen::LoopSpec spec = reduction_spec(loop, in.dtype(), at.result.dtype());
   const MethodDefinition method = method_definition(ufunc, spec);
   Engine::Impl& engine = ufunc.engine;
+  ScanRunner runner{engine, ufunc.name, target};
+  runner.input = in.dtype();
+  runner.output = at.result.dtype();
+  runner.acc = acc;
+  runner.device = at.device;
+  runner.stream = options.stream;
   if (target == Target::cuda) {
     cuda::ContextGuard guard(at.device);
     auto module = cuda_method(engine, ufunc.reduction_modules, spec, at.device, method);
-    ScanTypes types{in.dtype(), at.result.dtype(), acc, at.device, options.stream};
-    run_gpu_scan(*module, p, kind, false, types);
+    runner.gpu = module.get();
+    run_scan(runner, p, kind, false);
     return finish(at, x, options.out, options.stream);
   }
-  // The host: chunks folded in order and chained (kernels/scan.hpp), items over the threads.
   auto module = host_method(engine, ufunc.reduction_modules, spec, method);
-  p.chunk = kind == ScanKind::tiles ? kernels::kHostScanTile : kernels::kScanLineChunk;
-  p.chunks = ceil_div(p.length, p.chunk);
-  const std::int64_t chunks = p.outputs * p.chunks;
-  std::optional<Array> work;
-  if (p.chunks > 1) {
-    work = Array::empty(acc, Shape{chunks});
-    p.work = work->data();
-    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanAggregates), p, chunks, p.chunk);
-    run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanChain), p, p.outputs, p.chunks);
-  }
-  run_items(engine, target, ufunc.name, host_entry(*module, kernels::kHostScanApply), p, chunks, p.chunk);
+  runner.host = module.get();
+  run_scan(runner, p, kind, false);
   return at.result;
 }
 

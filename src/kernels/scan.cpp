@@ -223,19 +223,99 @@ extern "C" __global__ void __launch_bounds__(${block}) ${line_chain}(const jitve
 }
 )";
 
-constexpr const char* kHost = R"(static inline jitvec_acc_t jitvec_chunk_fold(const jitvec_reduction_params& p, long long chunk, jitvec_out_t* write, const jitvec_acc_t* prefix) {
+// The host entries: the GPU's orders run one work item after another. A tile's threads,
+// lanes and warps become loops (the Kogge-Stone steps walk the lanes downwards so that each
+// reads its partner's value of the step before, as the shuffles do).
+constexpr const char* kHost = R"(template <typename InT, typename OutT, bool APPLY>
+static jitvec_acc_t jitvec_host_scan_tile(const jitvec_reduction_params& p, long long id) {
+  constexpr int BLOCK = ${block}, ROWS = ${rows}, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
+  jitvec_acc_t x[ROW];
+  jitvec_acc_t s[BLOCK];
+  jitvec_acc_t before[BLOCK / 32];
+  const long long line = id / p.chunks, k = id - line * p.chunks;
+  const long long start = k * TILE;
+  const long long len = p.length - start < TILE ? p.length - start : TILE;
+  const InT* in = static_cast<const InT*>(p.in) + jitvec_offset(p.out_sizes, p.out_in_strides, p.out_ndim, line);
+  OutT* out = static_cast<OutT*>(p.out);
+  if (APPLY) out += jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line);
+  const long long s_in = p.red_strides[0], s_out = p.axis_out_stride;
+  bool has_carry = false;
+  jitvec_acc_t carry{};
+  if (APPLY && k > 0 && p.work) {
+    carry = static_cast<const jitvec_acc_t*>(p.work)[id - 1];
+    has_carry = true;
+  }
+  for (int u = 0; u < ROWS; ++u) {
+    const long long row_len = len - static_cast<long long>(u) * ROW;
+    if (row_len <= 0) break;
+    const int active = row_len < ROW ? static_cast<int>((row_len + VEC - 1) / VEC) : BLOCK;
+    const long long row_start = start + static_cast<long long>(u) * ROW;
+    for (int t = 0; t < active; ++t) {
+      const long long left = row_len - static_cast<long long>(t) * VEC;
+      const int m = left < VEC ? static_cast<int>(left) : VEC;
+      jitvec_acc_t* xt = x + t * VEC;
+      const InT* q = in + (row_start + t * VEC) * s_in;
+      jitvec_acc_t run = static_cast<jitvec_acc_t>(q[0]);
+      xt[0] = run;
+      for (int j = 1; j < m; ++j) {
+        run = jitvec_apply(run, static_cast<jitvec_acc_t>(q[j * s_in]));
+        xt[j] = run;
+      }
+      s[t] = run;
+    }
+    for (int d = 1; d < 32; d *= 2) {
+      for (int t = active - 1; t >= 0; --t) {
+        if ((t & 31) >= d) s[t] = jitvec_apply(s[t - d], s[t]);
+      }
+    }
+    const int warps = (active + 31) / 32;
+    jitvec_acc_t total = s[active - 1 < 31 ? active - 1 : 31];
+    for (int w = 1; w < warps; ++w) {
+      before[w] = total;
+      const int last = 32 * w + 31 < active - 1 ? 32 * w + 31 : active - 1;
+      total = jitvec_apply(total, s[last]);
+    }
+    if (APPLY) {
+      for (int t = 0; t < active; ++t) {
+        const long long left = row_len - static_cast<long long>(t) * VEC;
+        const int m = left < VEC ? static_cast<int>(left) : VEC;
+        const int lane = t & 31, w = t >> 5;
+        const bool has_excl = t > 0;
+        jitvec_acc_t excl{};
+        if (has_excl) excl = lane == 0 ? before[w] : w > 0 ? jitvec_apply(before[w], s[t - 1]) : s[t - 1];
+        jitvec_acc_t* xt = x + t * VEC;
+        OutT* o = out + (row_start + t * VEC) * s_out;
+        if (has_carry || has_excl) {
+          const jitvec_acc_t c = has_carry && has_excl ? jitvec_apply(carry, excl) : has_carry ? carry : excl;
+          for (int j = 0; j < m; ++j) o[j * s_out] = static_cast<OutT>(jitvec_apply(c, xt[j]));
+        } else {
+          for (int j = 0; j < m; ++j) o[j * s_out] = static_cast<OutT>(xt[j]);
+        }
+      }
+    }
+    carry = has_carry ? jitvec_apply(carry, total) : total;
+    has_carry = true;
+  }
+  return carry;
+}
+
+// A chunk of the lines kind: folded in order, with `prefix` in front of every element when
+// writing.
+template <typename InT, typename OutT>
+static jitvec_acc_t jitvec_host_scan_chunk(const jitvec_reduction_params& p, long long chunk, bool write) {
   const long long line = chunk / p.chunks, k = chunk - line * p.chunks;
   const long long start = k * p.chunk;
   const long long len = p.length - start < p.chunk ? p.length - start : p.chunk;
-  const jitvec_in_t* in = static_cast<const jitvec_in_t*>(p.in) + jitvec_offset(p.out_sizes, p.out_in_strides, p.out_ndim, line) + start * p.red_strides[0];
+  const InT* in = static_cast<const InT*>(p.in) + jitvec_offset(p.out_sizes, p.out_in_strides, p.out_ndim, line) + start * p.red_strides[0];
   const long long s_in = p.red_strides[0], s_out = p.axis_out_stride;
+  const jitvec_acc_t* prefix = write && k > 0 && p.work ? static_cast<const jitvec_acc_t*>(p.work) + chunk - 1 : nullptr;
   jitvec_acc_t run = static_cast<jitvec_acc_t>(in[0]);
   if (write) {
-    write += jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line) + start * s_out;
-    write[0] = static_cast<jitvec_out_t>(prefix ? jitvec_apply(*prefix, run) : run);
+    OutT* o = static_cast<OutT*>(p.out) + jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line) + start * s_out;
+    o[0] = static_cast<OutT>(prefix ? jitvec_apply(*prefix, run) : run);
     for (long long i = 1; i < len; ++i) {
       run = jitvec_apply(run, static_cast<jitvec_acc_t>(in[i * s_in]));
-      write[i * s_out] = static_cast<jitvec_out_t>(prefix ? jitvec_apply(*prefix, run) : run);
+      o[i * s_out] = static_cast<OutT>(prefix ? jitvec_apply(*prefix, run) : run);
     }
   } else {
     for (long long i = 1; i < len; ++i) run = jitvec_apply(run, static_cast<jitvec_acc_t>(in[i * s_in]));
@@ -244,24 +324,36 @@ constexpr const char* kHost = R"(static inline jitvec_acc_t jitvec_chunk_fold(co
 }
 
 JITVEC_EXPORT void ${aggregates}(const jitvec_reduction_params* p, long long begin, long long end) {
-  jitvec_acc_t* aggs = static_cast<jitvec_acc_t*>(p->work);
-  for (long long chunk = begin; chunk < end; ++chunk) aggs[chunk] = jitvec_chunk_fold(*p, chunk, nullptr, nullptr);
+  for (long long id = begin; id < end; ++id) static_cast<jitvec_acc_t*>(p->out)[id] = jitvec_host_scan_tile<jitvec_in_t, jitvec_acc_t, false>(*p, id);
 }
-
-JITVEC_EXPORT void ${chain}(const jitvec_reduction_params* p, long long begin, long long end) {
+JITVEC_EXPORT void ${aggregates_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long id = begin; id < end; ++id) static_cast<jitvec_acc_t*>(p->out)[id] = jitvec_host_scan_tile<jitvec_acc_t, jitvec_acc_t, false>(*p, id);
+}
+JITVEC_EXPORT void ${tiles}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long id = begin; id < end; ++id) jitvec_host_scan_tile<jitvec_in_t, jitvec_out_t, true>(*p, id);
+}
+JITVEC_EXPORT void ${tiles_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long id = begin; id < end; ++id) jitvec_host_scan_tile<jitvec_acc_t, jitvec_acc_t, true>(*p, id);
+}
+JITVEC_EXPORT void ${line_aggregates}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long c = begin; c < end; ++c) static_cast<jitvec_acc_t*>(p->out)[c] = jitvec_host_scan_chunk<jitvec_in_t, jitvec_acc_t>(*p, c, false);
+}
+JITVEC_EXPORT void ${line_aggregates_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long c = begin; c < end; ++c) static_cast<jitvec_acc_t*>(p->out)[c] = jitvec_host_scan_chunk<jitvec_acc_t, jitvec_acc_t>(*p, c, false);
+}
+// The chunks' aggregates of each line ([line][chunk] in work) chained in order, in place.
+JITVEC_EXPORT void ${line_chain}(const jitvec_reduction_params* p, long long begin, long long end) {
   jitvec_acc_t* aggs = static_cast<jitvec_acc_t*>(p->work);
   for (long long line = begin; line < end; ++line) {
     jitvec_acc_t* a = aggs + line * p->chunks;
     for (long long k = 1; k < p->chunks; ++k) a[k] = jitvec_apply(a[k - 1], a[k]);
   }
 }
-
-JITVEC_EXPORT void ${apply}(const jitvec_reduction_params* p, long long begin, long long end) {
-  const jitvec_acc_t* prefixes = static_cast<const jitvec_acc_t*>(p->work);
-  for (long long chunk = begin; chunk < end; ++chunk) {
-    const bool first = chunk % p->chunks == 0;
-    jitvec_chunk_fold(*p, chunk, static_cast<jitvec_out_t*>(p->out), first ? nullptr : prefixes + chunk - 1);
-  }
+JITVEC_EXPORT void ${line_apply}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long c = begin; c < end; ++c) jitvec_host_scan_chunk<jitvec_in_t, jitvec_out_t>(*p, c, true);
+}
+JITVEC_EXPORT void ${line_apply_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long c = begin; c < end; ++c) jitvec_host_scan_chunk<jitvec_acc_t, jitvec_acc_t>(*p, c, true);
 }
 )";
 
@@ -283,9 +375,17 @@ std::string scan_kernels(const codegen::LoopSpec&) {
 }
 
 std::string scan_host_entries(const codegen::LoopSpec&) {
-  return fill(kHost, {{"aggregates", kHostScanAggregates},
-                      {"chain", kHostScanChain},
-                      {"apply", kHostScanApply}});
+  return fill(kHost, {{"block", std::to_string(kCudaBlock)},
+                      {"rows", std::to_string(kScanRows)},
+                      {"aggregates", kHostScanAggregates},
+                      {"aggregates_t", kHostScanAggregatesPartial},
+                      {"tiles", kHostScanTiles},
+                      {"tiles_t", kHostScanTilesPartial},
+                      {"line_aggregates", kHostScanLineAggregates},
+                      {"line_aggregates_t", kHostScanLineAggregatesPartial},
+                      {"line_chain", kHostScanLineChain},
+                      {"line_apply", kHostScanLineApply},
+                      {"line_apply_t", kHostScanLineApplyPartial}});
 }
 
 }  // namespace jitvec::kernels

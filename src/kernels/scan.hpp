@@ -30,11 +30,10 @@
 //          (aggregates), the aggregates chained in order per line (P(k) = f(P(k-1), A(k))),
 //          then each chunk folded again in order with P(k-1) in front of every element:
 //          f(P(k-1), x0), f(P(k-1), f(x0, x1)), ... On the GPU one thread folds one (chunk,
-//          line), lines fastest so that neighbouring threads read neighbouring lines. cuda, cpu
-//          and parallel run this order exactly, so they agree bit for bit for `+`.
-// Host entries (cpu and parallel) for the tiles kind run the lines kind's order with chunks of
-// kHostScanTile (sequential in a chunk, prefixes chained), so cpu and parallel agree with each
-// other; the GPU's tiles order differs from theirs, so its float bits may differ there.
+//          line), lines fastest so that neighbouring threads read neighbouring lines.
+// Host entries (cpu and parallel) run both kinds in exactly these orders, one work item (a
+// GPU block's tile, or a GPU thread's chunk) after another, so cuda, cpu and parallel agree bit
+// for bit whenever the function rounds the same on both (+ on floats does).
 #pragma once
 
 #include <cstdint>
@@ -55,8 +54,6 @@ inline std::int64_t scan_tile(DType input) {
 inline constexpr std::int64_t kScanTilesMinLength = 64;
 /// Elements of one chunk of the lines kind (GPU and host).
 inline constexpr std::int64_t kScanLineChunk = 256;
-/// Elements of one chunk of the host's order for the tiles kind.
-inline constexpr std::int64_t kHostScanTile = 4096;
 
 enum class ScanKind : std::uint8_t { tiles, lines };
 
@@ -81,10 +78,18 @@ inline constexpr const char* kScanLineChainKernel = "jitvec_scan_line_chain";
 inline constexpr const char* kScanLineApplyKernel = "jitvec_scan_line_apply";
 inline constexpr const char* kScanLineApplyPartialKernel = "jitvec_scan_line_apply_t";
 
-// Host entries over chunks of p.chunk ([line][chunk] aggregates in `work`).
-inline constexpr const char* kHostScanAggregates = "jitvec_cpu_scan_aggregates";  // items: chunks
-inline constexpr const char* kHostScanChain = "jitvec_cpu_scan_chain";            // items: lines
-inline constexpr const char* kHostScanApply = "jitvec_cpu_scan_apply";            // items: chunks
+// Host entries (void(const ReductionParams*, long long begin, long long end) over work items:
+// tiles for the tiles entries, (line, chunk) pairs for the line entries, lines for the chain),
+// the GPU kernels' orders exactly; the host keeps the line aggregates [line][chunk].
+inline constexpr const char* kHostScanAggregates = "jitvec_cpu_scan_aggregates";
+inline constexpr const char* kHostScanAggregatesPartial = "jitvec_cpu_scan_aggregates_t";
+inline constexpr const char* kHostScanTiles = "jitvec_cpu_scan_tiles";
+inline constexpr const char* kHostScanTilesPartial = "jitvec_cpu_scan_tiles_t";
+inline constexpr const char* kHostScanLineAggregates = "jitvec_cpu_scan_line_aggregates";
+inline constexpr const char* kHostScanLineAggregatesPartial = "jitvec_cpu_scan_line_aggregates_t";
+inline constexpr const char* kHostScanLineChain = "jitvec_cpu_scan_line_chain";
+inline constexpr const char* kHostScanLineApply = "jitvec_cpu_scan_line_apply";
+inline constexpr const char* kHostScanLineApplyPartial = "jitvec_cpu_scan_line_apply_t";
 
 std::string scan_kernels(const codegen::LoopSpec& spec);
 std::string scan_host_entries(const codegen::LoopSpec& spec);

@@ -3,8 +3,8 @@
 // kScanTilesMinLength tiles, whose aggregates are scanned by tiles again) for every dtype
 // including complex128 (whose tiles once needed more than 48 KiB of static shared memory), with
 // device and host arrays; 2-d arrays along either axis; the documented tiles order bit for bit
-// (tiles_order_reference); the lines kind bit for bit against the cpu target; the same bits run
-// after run. Each test skips, saying why, without a GPU.
+// (tiles_order_reference); both kinds bit for bit against the cpu target (whose host entries
+// run the GPU's orders); the same bits run after run. Each test skips, saying why, without a GPU.
 #include "../unit/accumulate_cases.hpp"
 
 using namespace jitvec;
@@ -48,16 +48,22 @@ TEST_CASE("GPU accumulate: float32 sums in the documented tiles order, bit for b
   }
 }
 
-TEST_CASE("GPU accumulate: the lines kind folds as the cpu target does, bit for bit", "[gpu][accumulate]") {
+TEST_CASE("GPU accumulate: both kinds fold as the cpu target does, bit for bit", "[gpu][accumulate]") {
   if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
   Ufunc add = accumulate_engine().ufunc("h5_add");
-  for (const Shape& shape : {Shape{1000, 37}, Shape{4097, 3}, Shape{70, 5000}}) {
-    CAPTURE(shape_to_string(shape));
-    TestArray x = TestArray::random(DType::float32, shape, 0, 1);
-    AccumulateOptions o;
-    o.target = Target::cuda;
-    const std::vector<float> gpu = add.accumulate(x.device_view(), 0, o).to_vector<float>();
-    o.target = Target::cpu;
-    CHECK(add.accumulate(x.host_view(), 0, o).to_vector<float>() == gpu);
+  for (const Shape& shape : {Shape{1000, 37}, Shape{4097, 3}, Shape{70, 5000}, Shape{3, 300000}, Shape{(1 << 22) + 9}}) {
+    for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
+      for (DType t : {DType::float32, DType::complex64}) {
+        CAPTURE(shape_to_string(shape), axis, dtype_name(t));
+        TestArray x = TestArray::random(t, shape, 0, 1);
+        AccumulateOptions o;
+        o.target = Target::cuda;
+        const Array gpu = add.accumulate(x.device_view(), axis, o).to_host();
+        o.target = Target::cpu;
+        const Array cpu = add.accumulate(x.host_view(), axis, o);
+        REQUIRE(gpu.size() == cpu.size());
+        CHECK(std::memcmp(gpu.data(), cpu.data(), static_cast<std::size_t>(gpu.size()) * dtype_size(t)) == 0);
+      }
+    }
   }
 }

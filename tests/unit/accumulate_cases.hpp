@@ -157,16 +157,16 @@ inline std::vector<AccumulateConfig> accumulate_configs() {
   };
 }
 
-/// Axis lengths around the boundaries of config `c`: the host's chunks (kScanLineChunk,
-/// kHostScanTile), the GPU's rows and tiles for the input's type, and (with `big`) a line of
-/// more than kScanTilesMinLength tiles, whose aggregates are scanned by tiles again.
+/// Axis lengths around the boundaries of config `c`: the lines kind's chunk (kScanLineChunk),
+/// the rows and tiles for the input's type, and (with `big`) a line of more than
+/// kScanTilesMinLength tiles, whose aggregates are scanned by tiles again.
 inline std::vector<std::int64_t> accumulate_lengths(const AccumulateConfig& c, bool big) {
   const std::int64_t tile = jitvec::kernels::scan_tile(c.input);
   const std::int64_t row = tile / jitvec::kernels::kScanRows;
-  const std::int64_t chunk = jitvec::kernels::kScanLineChunk, host = jitvec::kernels::kHostScanTile;
-  std::vector<std::int64_t> n = {0,         1,        2,        31,       63,       64,       65,
-                                 chunk - 1, chunk,    chunk + 1, 1001,    row - 1,  row,      row + 1,
-                                 tile - 1,  tile,     tile + 1, 2 * tile + 3, host - 1, host, host + 1};
+  const std::int64_t chunk = jitvec::kernels::kScanLineChunk;
+  std::vector<std::int64_t> n = {0,        1,     2,        31,       63,      64,      65,       chunk - 1,
+                                 chunk,    chunk + 1, 1001, row - 1, row,     row + 1, tile - 1, tile,
+                                 tile + 1, 2 * tile + 3};
   if (big) {
     for (std::int64_t d : {-1, 0, 1}) n.push_back(jitvec::kernels::kScanTilesMinLength * tile + d);
   }

@@ -3,26 +3,27 @@
 // every dtype the method reads (integers narrow and wide, float16/bfloat16 read into float32,
 // complex64/128), contiguous and reversed strided poisoned out=, reversed inputs, 2-d arrays
 // along either axis (C-ordered and transposed), compared exactly with float64 references
-// (tests/unit/accumulate_cases.hpp); the same bits on cpu and parallel; and the planner's choice
-// between the tiles and lines kinds.
+// (tests/unit/accumulate_cases.hpp); real float32 sums in the documented tiles order bit for bit
+// (the order written out in the test) and the same bits on cpu and parallel; and the planner's
+// choice between the tiles and lines kinds.
 #include "accumulate_cases.hpp"
-#include "reduce_support.hpp"
 #include "engine/reduction.hpp"
 
 using namespace jitvec;
 using namespace jitvec_test;
 
 TEST_CASE("accumulate: lengths around chunks, rows and tiles, every dtype, poisoned out=", "[accumulate]") {
-  for (Target t : {Target::cpu, Target::parallel}) run_accumulate_lengths(t, false, false);
+  for (Target t : {Target::cpu, Target::parallel}) run_accumulate_lengths(t, false, t == Target::parallel);
 }
 
 TEST_CASE("accumulate: 2-d along either axis, C-ordered and transposed, around the line chunk", "[accumulate]") {
   for (Target t : {Target::cpu, Target::parallel}) run_accumulate_lines(t, false);
 }
 
-TEST_CASE("accumulate: real float32 sums, the same bits on cpu and parallel, within the order's bound", "[accumulate]") {
+TEST_CASE("accumulate: real float32 sums in the documented orders, the same bits on cpu and parallel", "[accumulate]") {
   Ufunc add = accumulate_engine().ufunc("h5_add");
-  for (const Shape& shape : {Shape{3 * kernels::kHostScanTile + 7}, Shape{1000, 37}, Shape{37, 1000}}) {
+  const std::int64_t tile = kernels::scan_tile(DType::float32);
+  for (const Shape& shape : {Shape{3 * tile + 7}, Shape{64 * tile + 5}, Shape{1000, 37}, Shape{37, 1000}}) {
     for (int axis = 0; axis < static_cast<int>(shape.size()); ++axis) {
       CAPTURE(shape_to_string(shape), axis);
       TestArray x = TestArray::random(DType::float32, shape, 0, 1);
@@ -31,10 +32,22 @@ TEST_CASE("accumulate: real float32 sums, the same bits on cpu and parallel, wit
       const std::vector<float> cpu = add.accumulate(x.host_view(), axis, o).to_vector<float>();
       o.target = Target::parallel;
       CHECK(add.accumulate(x.host_view(), axis, o).to_vector<float>() == cpu);
-      // Chunks fold in order and the prefixes chain in order: at most (chunk + chunks) roundings
-      // of the running sum (inputs are >= 0, so that is the exact prefix's size).
-      const std::vector<double> exact = reference_accumulate(x, axis, [](double a, double b) { return a + b; });
-      const double depth = static_cast<double>(kernels::kHostScanTile + 8);
+      if (shape.size() == 1) {  // the tiles order, written out in the test: bit for bit
+        CHECK(cpu == tiles_order_reference(x.host_view().to_vector<float>()));
+      }
+      // Within the orders' chains of roundings of the running sum (inputs are >= 0, so the
+      // exact prefix bounds every partial): tiles ~23 a level and up to 64 in order at the
+      // last; lines a chunk of 256 and its prefixes in order.
+      // The exact prefixes, C order (x is C-contiguous): one pass along the axis.
+      const std::vector<float> xs = x.host_view().to_vector<float>();
+      const std::int64_t inner = shape.size() == 2 && axis == 0 ? shape[1] : 1;
+      const std::int64_t along = shape[static_cast<std::size_t>(axis)];
+      std::vector<double> exact(xs.size());
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        const bool first = (static_cast<std::int64_t>(i) / inner) % along == 0;
+        exact[i] = xs[i] + (first ? 0.0 : exact[i - static_cast<std::size_t>(inner)]);
+      }
+      const double depth = 256 + 64 + 2;
       for (std::size_t i = 0; i < cpu.size(); ++i) {
         if (!(std::fabs(cpu[i] - exact[i]) <= depth * std::ldexp(1.0, -24) * exact[i])) {
           FAIL_CHECK("element " << i << ": " << cpu[i] << ", want " << exact[i]);
