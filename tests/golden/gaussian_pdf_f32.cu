@@ -827,19 +827,17 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled(const float* __re
   constexpr int OPERANDS = 4, OUT = OPERANDS - 1;
   const unsigned tiled_mask = lane_mask;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
-  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
-  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
-  long long batch = blockIdx.x / row_tiles;
-  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
-  const long long c0 = (batch % col_tiles) * 64;
-  batch /= col_tiles;
+  // blockIdx.x: the row tile, blockIdx.y: the column tile, blockIdx.z: the batch (the
+  // dimensions past the first two, the outermost found without a division).
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
   long long base[OPERANDS];
 #pragma unroll
   for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+  long long batch = blockIdx.z;
 #pragma unroll 1
   for (int d = 2; d < p.ndim; ++d) {
-    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    const long long q = d + 1 < p.ndim ? batch / p.sizes[d] : 0, coord = batch - q * p.sizes[d];
     batch = q;
 #pragma unroll
     for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
@@ -922,19 +920,17 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled_s0(const float* _
   constexpr int OPERANDS = 4, OUT = OPERANDS - 1;
   const unsigned tiled_mask = lane_mask;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
-  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
-  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
-  long long batch = blockIdx.x / row_tiles;
-  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
-  const long long c0 = (batch % col_tiles) * 64;
-  batch /= col_tiles;
+  // blockIdx.x: the row tile, blockIdx.y: the column tile, blockIdx.z: the batch (the
+  // dimensions past the first two, the outermost found without a division).
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
   long long base[OPERANDS];
 #pragma unroll
   for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+  long long batch = blockIdx.z;
 #pragma unroll 1
   for (int d = 2; d < p.ndim; ++d) {
-    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    const long long q = d + 1 < p.ndim ? batch / p.sizes[d] : 0, coord = batch - q * p.sizes[d];
     batch = q;
 #pragma unroll
     for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
@@ -1016,19 +1012,17 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled_s6(const float* _
   extern __shared__ __align__(16) unsigned char jitvec_tiles[];
   constexpr int OPERANDS = 4, OUT = OPERANDS - 1;
   const long long cols = p.sizes[0], rows = p.sizes[1];
-  // Block b takes row tile b % row_tiles of column tile (b / row_tiles) % col_tiles of the
-  // batch b / (row_tiles * col_tiles): the dimensions past the first two.
-  const long long row_tiles = (rows + 63) / 64, col_tiles = (cols + 63) / 64;
-  long long batch = blockIdx.x / row_tiles;
-  const long long r0 = (blockIdx.x - batch * row_tiles) * 64;
-  const long long c0 = (batch % col_tiles) * 64;
-  batch /= col_tiles;
+  // blockIdx.x: the row tile, blockIdx.y: the column tile, blockIdx.z: the batch (the
+  // dimensions past the first two, the outermost found without a division).
+  const long long r0 = static_cast<long long>(blockIdx.x) * 64;
+  const long long c0 = static_cast<long long>(blockIdx.y) * 64;
   long long base[OPERANDS];
 #pragma unroll
   for (int op = 0; op < OPERANDS; ++op) base[op] = 0;
+  long long batch = blockIdx.z;
 #pragma unroll 1
   for (int d = 2; d < p.ndim; ++d) {
-    const long long q = batch / p.sizes[d], coord = batch - q * p.sizes[d];
+    const long long q = d + 1 < p.ndim ? batch / p.sizes[d] : 0, coord = batch - q * p.sizes[d];
     batch = q;
 #pragma unroll
     for (int op = 0; op < OPERANDS; ++op) base[op] += coord * p.strides[op][d];
@@ -1068,23 +1062,62 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_tiled_s6(const float* _
 }
 extern "C" __global__ void __launch_bounds__(256) jitvec_nd_vec(const float* __restrict__ in0, const float s0, const float* __restrict__ in1, const float s1, const float* __restrict__ in2, const float s2, float* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
   constexpr int BLOCK = 256, VEC = 4, UNROLL = 4, OPERANDS = 4, OUT = OPERANDS - 1;
+  __shared__ int row_offsets[BLOCK][OPERANDS];
   const unsigned gather_mask = lane_mask;
-  const unsigned first = blockIdx.x * (BLOCK * UNROLL) + threadIdx.x;
+  const unsigned tile = blockIdx.x * (BLOCK * UNROLL);
+  const unsigned first = tile + threadIdx.x;
   int off[OPERANDS][UNROLL];
+  // The rows this block's vectors lie in: when they are at most BLOCK, each thread locates one
+  // (a division per outer dimension) and every vector finds its row's offsets in the table.
+  const unsigned vectors_per_row = p.sizes[0];
+  const unsigned first_row = (__umulhi(tile, p.magic[0]) + tile) >> p.shift[0];
+  const unsigned last = min(tile + BLOCK * UNROLL, p.numel) - 1;
+  const unsigned rows = ((__umulhi(last, p.magic[0]) + last) >> p.shift[0]) - first_row + 1;
+  if (rows <= BLOCK) {
+    if (threadIdx.x < rows) {
+      unsigned rem = first_row + threadIdx.x;
+      int row_off[OPERANDS];
 #pragma unroll
-  for (int u = 0; u < UNROLL; ++u) {
-#pragma unroll
-    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
-    unsigned rem = first + u * BLOCK;
-    if (rem >= p.numel) continue;
+      for (int op = 0; op < OPERANDS; ++op) row_off[op] = 0;
 #pragma unroll 1
-    for (int d = 0; d < 16; ++d) {
-      if (d == p.ndim) break;
-      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
-      const int coord = static_cast<int>(rem - q * p.sizes[d]) * (d == 0 ? VEC : 1);
-      rem = q;
+      for (int d = 1; d < 16; ++d) {
+        if (d == p.ndim) break;
+        const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+        const int coord = static_cast<int>(rem - q * p.sizes[d]);
+        rem = q;
 #pragma unroll
-      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+        for (int op = 0; op < OPERANDS; ++op) row_off[op] += coord * p.strides[op][d];
+      }
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) row_offsets[threadIdx.x][op] = row_off[op];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const unsigned v = first + u * BLOCK;
+      const unsigned row = (__umulhi(v, p.magic[0]) + v) >> p.shift[0];
+      const int column = static_cast<int>(v - row * vectors_per_row) * VEC;
+      const unsigned slot = v < p.numel ? row - first_row : 0;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] = row_offsets[slot][op] + column * p.strides[op][0];
+    }
+  } else {
+    // Rows shorter than UNROLL vectors: each vector locates itself.
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+      unsigned rem = first + u * BLOCK;
+      if (rem >= p.numel) continue;
+#pragma unroll 1
+      for (int d = 0; d < 16; ++d) {
+        if (d == p.ndim) break;
+        const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+        const int coord = static_cast<int>(rem - q * p.sizes[d]) * (d == 0 ? VEC : 1);
+        rem = q;
+#pragma unroll
+        for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+      }
     }
   }
   jitvec_detail::Vec<float, VEC> v0[UNROLL];
