@@ -10,10 +10,15 @@
 
 #include <array>
 #include <cstring>
+#include <optional>
+#include <new>
+#include <utility>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include "errors.hpp"
 #include "fast_interop.hpp"
 #include "py_array.hpp"
 
@@ -97,12 +102,63 @@ struct Slot {
   int position = 0;     // 1-based argument number; 0 for out=
 };
 
-// Py_buffer views held for the call.
+// N Slots in storage that is not cleared (Slot is trivially destructible; each is assigned
+// before it is read): a call's two arrays of them cost 2.5 KiB of zeroing otherwise.
+template <std::size_t N> class SlotArray {
+  static_assert(std::is_trivially_destructible_v<Slot>);
+
+ public:
+  SlotArray() {}
+  Slot* data() { return std::launder(reinterpret_cast<Slot*>(storage_)); }
+  Slot& operator[](std::size_t i) { return data()[i]; }
+  static constexpr std::size_t size() { return N; }
+
+ private:
+  alignas(Slot) unsigned char storage_[N * sizeof(Slot)];
+};
+
+// Py_buffer views held for the call: a fixed array, nothing allocated (one per array argument
+// at most; the call refuses more than 32 arguments and 32 outputs).
 struct Buffers {
-  std::vector<Py_buffer> views;
+  Py_buffer views[65];
+  int count = 0;
+  Buffers() {}
+  Buffers(const Buffers&) = delete;
+  Buffers& operator=(const Buffers&) = delete;
   ~Buffers() {
-    for (Py_buffer& v : views) PyBuffer_Release(&v);
+    for (int i = 0; i < count; ++i) PyBuffer_Release(&views[i]);
   }
+  void push_back(const Py_buffer& view) {
+    if (count == static_cast<int>(std::size(views))) throw jitvec::ArgumentError("too many array arguments");
+    views[count++] = view;
+  }
+};
+
+// The call's jitvec::Args, built in place on the stack (no std::vector per call).
+class ArgList {
+ public:
+  ArgList() {}
+  ArgList(const ArgList&) = delete;
+  ArgList& operator=(const ArgList&) = delete;
+  ~ArgList() {
+    for (std::size_t i = 0; i < size_; ++i) data()[i].~Arg();
+  }
+  template <class... A> void emplace_back(A&&... a) {
+    if (size_ == kCapacity) throw jitvec::ArgumentError("too many arguments");
+    ::new (static_cast<void*>(&storage_[size_])) jitvec::Arg(std::forward<A>(a)...);
+    ++size_;
+  }
+  const jitvec::Arg* data() const { return std::launder(reinterpret_cast<const jitvec::Arg*>(storage_)); }
+  jitvec::Arg* data() { return std::launder(reinterpret_cast<jitvec::Arg*>(storage_)); }
+  std::size_t size() const { return size_; }
+
+ private:
+  static constexpr std::size_t kCapacity = 68;  // 33 inputs, 32 outputs, stream, target
+  struct alignas(jitvec::Arg) Slot {
+    unsigned char bytes[sizeof(jitvec::Arg)];
+  };
+  Slot storage_[kCapacity];
+  std::size_t size_ = 0;
 };
 
 std::string where(const Slot& s) {
@@ -184,7 +240,7 @@ jitvec::Array import_buffer(const Slot& s, bool writable, Buffers& buffers,
     keep.push_back(g->numpy_array(nb::handle(s.obj), nb::arg("order") = "C", nb::arg("copy") = true));
     if (PyObject_GetBuffer(keep.back().ptr(), &view, PyBUF_RECORDS_RO) != 0) throw nb::python_error();
   }
-  buffers.views.push_back(view);
+  buffers.push_back(view);
   const jitvec::DType dtype = dtype_from_format(view.format, view.itemsize, s);
   jitvec::Shape shape(view.shape, view.shape + view.ndim);
   jitvec::Strides strides;
@@ -388,7 +444,7 @@ jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo*
   throw jitvec::Error("internal: import_array on a scalar");
 }
 
-void push_scalar(std::vector<jitvec::Arg>& args, PyObject* obj, int position) {
+void push_scalar(ArgList& args, PyObject* obj, int position) {
   if (PyBool_Check(obj)) {
     args.emplace_back(obj == Py_True);
   } else if (PyLong_Check(obj)) {
@@ -418,10 +474,10 @@ void push_scalar(std::vector<jitvec::Arg>& args, PyObject* obj, int position) {
 nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot* decider,
                        bool on_library_stream) {
   if (!decider) {  // scalars only: a NumPy scalar, as NumPy's ufuncs give
-    nb::object arr = to_numpy(result);
+    nb::object arr = to_numpy(std::move(result));
     return arr[nb::tuple()];
   }
-  if (decider->kind == Kind::buffer && !result.is_device()) return to_numpy(result);
+  if (decider->kind == Kind::buffer && !result.is_device()) return to_numpy(std::move(result));
   if (on_library_stream && decider->info && decider->info->lib == Lib::torch) {
     nb::object tensor = torch_tensor(result);
     if (tensor.is_valid()) return tensor;
@@ -434,6 +490,66 @@ nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot
   const bool has_converter = decider->kind != Kind::jitvec_array && decider->info &&
                              !decider->info->from_dlpack.is_none();
   return has_converter ? decider->info->from_dlpack(wrapped) : wrapped;
+}
+
+// The GIL: released while a call may compile, wait or run long, kept otherwise (a release and
+// re-acquire costs a fraction of a microsecond, a tenth of a warm call). A call keeps it when
+// (1) the ufunc has completed a call of the same key before (the argument kinds and dtypes,
+// whether each array is on the device, the target: the same loop, already loaded, so no
+// compile), and (2) it is short: on cuda, every array is device memory (an asynchronous launch,
+// no copy or wait); on cpu/parallel, no array has more than kShortHostElements elements. A key
+// collision (64-bit hash) can only keep the GIL through a compile: slower, never wrong.
+constexpr std::int64_t kShortHostElements = std::int64_t{1} << 15;
+
+std::uint64_t call_key(const ArgList& args, jitvec::Target target) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  auto mix = [&h](std::uint64_t v) {
+    h ^= v;
+    h *= 1099511628211ull;
+  };
+  mix(static_cast<std::uint64_t>(target));
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const jitvec::Arg& a = args.data()[i];
+    mix(static_cast<std::uint64_t>(a.kind()) + 1);
+    if (a.kind() == jitvec::Arg::Kind::array || a.kind() == jitvec::Arg::Kind::out) {
+      mix(static_cast<std::uint64_t>(a.array().dtype()) | (a.array().is_device() ? 0x100u : 0u));
+    } else if (a.kind() == jitvec::Arg::Kind::scalar) {
+      mix(static_cast<std::uint64_t>(a.scalar().type));
+    }
+  }
+  return h;
+}
+
+bool is_short(const ArgList& args, jitvec::Target target) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const jitvec::Arg& a = args.data()[i];
+    if (a.kind() != jitvec::Arg::Kind::array && a.kind() != jitvec::Arg::Kind::out) continue;
+    if (target == jitvec::Target::cuda ? !a.array().is_device() : a.array().size() > kShortHostElements) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_warm(const PyUfunc& u, std::uint64_t key) {
+  for (std::uint64_t k : u.warm_calls) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+void remember_warm(const PyUfunc& u, std::uint64_t key) {
+  if (is_warm(u, key)) return;
+  u.warm_calls[u.warm_next++ % u.warm_calls.size()] = key;
+}
+
+// The keyword names call_ufunc takes, interned at import: a keyword is found by pointer first.
+PyObject* kw_out = nullptr;
+PyObject* kw_stream = nullptr;
+PyObject* kw_target = nullptr;
+
+bool keyword_is(PyObject* key, PyObject* interned) {
+  return key == interned || (PyUnicode_Check(key) && PyUnicode_Compare(key, interned) == 0);
 }
 
 }  // namespace
@@ -449,25 +565,40 @@ void init_call(nb::module_& m) {
   g->max_version = nb::make_tuple(jitvec::kDLPackMajorVersion, jitvec::kDLPackMinorVersion);
   g->kwnames_stream_version = nb::make_tuple("stream", "max_version");
   g->kwnames_stream = nb::make_tuple("stream");
+  kw_out = PyUnicode_InternFromString("out");
+  kw_stream = PyUnicode_InternFromString("stream");
+  kw_target = PyUnicode_InternFromString("target");
 }
 
-nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
+nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
   nb::handle out_obj, stream_obj, target_obj;
-  for (auto [key, value] : kwargs) {
-    const std::string k = nb::cast<std::string>(key);
-    if (k == "out") out_obj = value;
-    else if (k == "stream") stream_obj = value;
-    else if (k == "target") target_obj = value;
-    else throw nb::type_error(fmt::format("ufunc '{}' got an unexpected keyword argument '{}' "
-                                          "(it takes out=, stream=, target=)", self.ufunc.name(), k).c_str());
+  if (kwargs) {
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      if (keyword_is(key, kw_out)) {
+        out_obj = value;
+      } else if (keyword_is(key, kw_stream)) {
+        stream_obj = value;
+      } else if (keyword_is(key, kw_target)) {
+        target_obj = value;
+      } else {
+        PyErr_Format(PyExc_TypeError,
+                     "ufunc '%s' got an unexpected keyword argument '%S' (it takes out=, stream=, "
+                     "target=)",
+                     self.ufunc.name().c_str(), key);
+        throw nb::python_error();
+      }
+    }
   }
   if (out_obj.is_valid() && out_obj.is_none()) out_obj = nb::handle();
   if (stream_obj.is_valid() && stream_obj.is_none()) stream_obj = nb::handle();
   if (target_obj.is_valid() && target_obj.is_none()) target_obj = nb::handle();
 
-  const std::size_t n = nb::len(args);
+  const std::size_t n = static_cast<std::size_t>(PyTuple_GET_SIZE(args));
   std::vector<nb::object> keep;  // objects made for the call (numpy.asarray, NumPy scalar items)
-  std::array<Slot, 33> slots_storage{};
+  // Slots are set before they are read (classify makes each): left uninitialized, not cleared.
+  SlotArray<33> slots_storage;
   if (n + 1 > slots_storage.size()) {
     throw jitvec::ArgumentError(fmt::format("ufunc '{}' was given {} arguments", self.ufunc.name(), n));
   }
@@ -475,7 +606,7 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
   const Slot* decider = nullptr;
   const Slot* first_device = nullptr;
   for (std::size_t i = 0; i < n; ++i) {
-    slots[i] = classify(PyTuple_GET_ITEM(args.ptr(), i), static_cast<int>(i + 1), keep);
+    slots[i] = classify(PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i)), static_cast<int>(i + 1), keep);
     if (slots[i].kind != Kind::scalar) {
       if (!decider) decider = &slots[i];
       if (slots[i].device && !first_device) first_device = &slots[i];
@@ -483,24 +614,28 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
   }
   // out=: one array, or a tuple (or list) of one array per output, as NumPy's ufuncs take it.
   const int nout = self.ufunc.nout();
-  std::array<Slot, 32> out_slots{};
+  SlotArray<32> out_slots;
   std::array<PyObject*, 32> out_objects{};  // as the caller gave them: what a call with out= returns
   std::size_t outs = 0;
   if (out_obj.is_valid()) {
     const bool sequence = PyTuple_Check(out_obj.ptr()) || PyList_Check(out_obj.ptr());
-    nb::object items = sequence ? nb::borrow(out_obj) : nb::make_tuple(out_obj);
-    outs = nb::len(items);
+    outs = sequence ? static_cast<std::size_t>(PySequence_Size(out_obj.ptr())) : 1;
     if (outs != static_cast<std::size_t>(nout)) {
       throw jitvec::ArgumentError(fmt::format(
           "ufunc '{}' has {} output{}, but out= gives {} array{}{}", self.ufunc.name(), nout,
           nout == 1 ? "" : "s", outs, outs == 1 ? "" : "s",
           nout > 1 ? " (pass a tuple with one array per output)" : ""));
     }
-    nb::object held = sequence ? nb::steal(PySequence_Tuple(items.ptr())) : items;  // a list may change
-    if (!held.is_valid()) throw nb::python_error();
-    keep.push_back(held);
+    // One array: the keyword dict holds it for the call. A sequence: a tuple of it (a list
+    // may change while the call runs), held in `keep`.
+    PyObject* held = nullptr;
+    if (sequence) {
+      keep.push_back(nb::steal(PySequence_Tuple(out_obj.ptr())));
+      if (!keep.back().is_valid()) throw nb::python_error();
+      held = keep.back().ptr();
+    }
     for (std::size_t j = 0; j < outs; ++j) {
-      out_objects[j] = PyTuple_GET_ITEM(held.ptr(), static_cast<Py_ssize_t>(j));
+      out_objects[j] = held ? PyTuple_GET_ITEM(held, static_cast<Py_ssize_t>(j)) : out_obj.ptr();
       out_slots[j] = classify(out_objects[j], 0, keep);
       if (out_slots[j].kind == Kind::scalar) throw jitvec::ArgumentError("out= must be an array, not a scalar");
       if (out_slots[j].device && !first_device) first_device = &out_slots[j];
@@ -520,34 +655,45 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
   }
 
   Buffers buffers;
-  std::vector<jitvec::Arg> call_args;
-  call_args.reserve(n + 3);
+  ArgList call_args;
   for (std::size_t i = 0; i < n; ++i) {
     if (slots[i].kind == Kind::scalar) {
       push_scalar(call_args, slots[i].obj, static_cast<int>(i + 1));
     } else {
-      call_args.emplace_back(import_array(slots[i], stream, stream_library, false, buffers, keep));
+      if (slots[i].kind == Kind::jitvec_array) {  // refers to the argument's own Array: no copy
+        call_args.emplace_back(static_cast<const jitvec::Array&>(nb::inst_ptr<PyArray>(nb::handle(slots[i].obj))->array));
+      } else {
+        call_args.emplace_back(import_array(slots[i], stream, stream_library, false, buffers, keep));
+      }
     }
   }
   for (std::size_t j = 0; j < outs; ++j) {
-    call_args.emplace_back(jitvec::out(import_array(out_slots[j], stream, stream_library, true, buffers, keep)));
+    if (out_slots[j].kind == Kind::jitvec_array) {
+      call_args.emplace_back(jitvec::out(nb::inst_ptr<PyArray>(nb::handle(out_slots[j].obj))->array));
+    } else {
+      call_args.emplace_back(jitvec::out(import_array(out_slots[j], stream, stream_library, true, buffers, keep)));
+    }
   }
   call_args.emplace_back(jitvec::on(reinterpret_cast<CUstream_st*>(stream)));
+  std::optional<jitvec::Target> explicit_target;
   if (target_obj.is_valid()) {
     const std::string name = nb::cast<std::string>(nb::str(target_obj));
-    const auto t = jitvec::parse_target(name);
-    if (!t) throw jitvec::TargetError(fmt::format("unknown target '{}': jitvec has cuda, cpu and parallel", name));
-    call_args.emplace_back(jitvec::target(*t));
+    explicit_target = jitvec::parse_target(name);
+    if (!explicit_target) throw jitvec::TargetError(fmt::format("unknown target '{}': jitvec has cuda, cpu and parallel", name));
+    call_args.emplace_back(jitvec::target(*explicit_target));
   }
 
   const bool on_library_stream = stream_library && decider && decider->info &&
                                  decider->info->lib == stream_library->lib;
+  const jitvec::Target target = explicit_target ? *explicit_target : self.ufunc.default_target();
+  const std::uint64_t key = call_key(call_args, target);
+  const bool keep_gil = is_warm(self, key) && is_short(call_args, target);
+  std::optional<nb::gil_scoped_release> release;
+  if (!keep_gil) release.emplace();
   if (nout > 1) {  // a tuple of the outputs: out='s own objects, or the new arrays
-    std::vector<jitvec::Array> results;
-    {
-      nb::gil_scoped_release release;
-      results = self.ufunc.call_outputs(call_args.data(), call_args.size());
-    }
+    std::vector<jitvec::Array> results = self.ufunc.call_outputs(call_args.data(), call_args.size());
+    release.reset();
+    remember_warm(self, key);
     nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(results.size())));
     for (std::size_t j = 0; j < results.size(); ++j) {
       nb::object item = outs ? nb::borrow(out_objects[j])
@@ -556,13 +702,20 @@ nb::object call_ufunc(const PyUfunc& self, nb::args args, nb::kwargs kwargs) {
     }
     return tuple;
   }
-  jitvec::Array result;
-  {
-    nb::gil_scoped_release release;
-    result = self.ufunc.call(call_args.data(), call_args.size());
-  }
+  jitvec::Array result = self.ufunc.call(call_args.data(), call_args.size());
+  release.reset();
+  remember_warm(self, key);
   if (outs) return nb::borrow(out_objects[0]);
   return wrap_result(std::move(result), stream, decider, on_library_stream);
+}
+
+PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
+  try {
+    return call_ufunc(*nb::inst_ptr<PyUfunc>(nb::handle(self)), args, kwargs).release().ptr();
+  } catch (...) {
+    set_python_error();
+    return nullptr;
+  }
 }
 
 nb::object as_jitvec_array(nb::handle obj) {

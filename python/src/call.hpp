@@ -17,6 +17,10 @@
 // when such an input came from it), jitvec.Array when the library has no from_dlpack, and a
 // NumPy scalar when every argument was a scalar. The GIL is released while jitvec compiles,
 // launches and waits.
+//
+// Python calls a Ufunc through its type's tp_call slot (ufunc_tp_call), straight into
+// call_ufunc: no nanobind overload dispatch; the arguments go into fixed arrays on the stack
+// (no std::vector per call).
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -25,7 +29,12 @@
 
 namespace jitvec_py {
 
-nanobind::object call_ufunc(const PyUfunc& ufunc, nanobind::args args, nanobind::kwargs kwargs);
+/// `args` a tuple, `kwargs` a dict or null (what CPython's tp_call passes).
+nanobind::object call_ufunc(const PyUfunc& ufunc, PyObject* args, PyObject* kwargs);
+
+/// The Ufunc type's tp_call slot: call_ufunc without nanobind's dispatch (which would build
+/// its own argument tuple and keyword dict), errors set as the translator would.
+PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept;
 
 /// Imports one object as an Array (for jitvec.from_dlpack / tests): as call_ufunc does.
 nanobind::object as_jitvec_array(nanobind::handle obj);

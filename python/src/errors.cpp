@@ -61,31 +61,55 @@ void register_errors(nb::module_& m) {
   classes.target = make_class(m, "TargetError", {classes.error, PyExc_RuntimeError},
                               "A target this machine cannot serve.");
 
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) { translate_jitvec_error(p); });
+}
+
+void translate_jitvec_error(const std::exception_ptr& p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const jitvec::CompileError& e) {
+    nb::list options;
+    for (const std::string& o : e.options()) options.append(nb::str(o.c_str(), o.size()));
+    raise(classes.compile, e.what(),
+          {{"ufunc", nb::str(e.ufunc().c_str())}, {"log", nb::str(e.log().c_str(), e.log().size())},
+           {"options", options}});
+  } catch (const jitvec::CudaError& e) {
+    raise(classes.cuda, e.what(), {{"code", nb::int_(e.code())}});
+  } catch (const jitvec::BroadcastError& e) {
+    raise(classes.broadcast, e.what());
+  } catch (const jitvec::ArgumentError& e) {
+    raise(classes.argument, e.what());
+  } catch (const jitvec::SignatureError& e) {
+    raise(classes.signature, e.what());
+  } catch (const jitvec::DefinitionError& e) {
+    raise(classes.definition, e.what());
+  } catch (const jitvec::TargetError& e) {
+    raise(classes.target, e.what());
+  } catch (const jitvec::Error& e) {
+    raise(classes.error, e.what());
+  }
+}
+
+void set_python_error() noexcept {
+  try {
     try {
-      std::rethrow_exception(p);
-    } catch (const jitvec::CompileError& e) {
-      nb::list options;
-      for (const std::string& o : e.options()) options.append(nb::str(o.c_str(), o.size()));
-      raise(classes.compile, e.what(),
-            {{"ufunc", nb::str(e.ufunc().c_str())}, {"log", nb::str(e.log().c_str(), e.log().size())},
-             {"options", options}});
-    } catch (const jitvec::CudaError& e) {
-      raise(classes.cuda, e.what(), {{"code", nb::int_(e.code())}});
-    } catch (const jitvec::BroadcastError& e) {
-      raise(classes.broadcast, e.what());
-    } catch (const jitvec::ArgumentError& e) {
-      raise(classes.argument, e.what());
-    } catch (const jitvec::SignatureError& e) {
-      raise(classes.signature, e.what());
-    } catch (const jitvec::DefinitionError& e) {
-      raise(classes.definition, e.what());
-    } catch (const jitvec::TargetError& e) {
-      raise(classes.target, e.what());
-    } catch (const jitvec::Error& e) {
-      raise(classes.error, e.what());
+      throw;
+    } catch (nb::python_error& e) {
+      e.restore();
+    } catch (const nb::cast_error&) {
+      PyErr_SetString(PyExc_TypeError, "an argument has a type jitvec cannot take here");
+    } catch (const jitvec::Error&) {
+      translate_jitvec_error(std::current_exception());
+    } catch (const std::bad_alloc&) {
+      PyErr_NoMemory();
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
     }
-  });
+  } catch (nb::python_error& e) {  // raising the translated error failed
+    e.restore();
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "jitvec: an unknown C++ exception");
+  }
 }
 
 }  // namespace jitvec_py

@@ -8,9 +8,20 @@
 
 #include <nanobind/nanobind.h>
 
+#include <exception>
+
 namespace jitvec_py {
 
 /// Creates the classes in `m` and registers the translator for C++ exceptions.
 void register_errors(nanobind::module_& m);
+
+/// Sets the Python error for a jitvec::Error (the translator's work); rethrows anything else.
+void translate_jitvec_error(const std::exception_ptr& p);
+
+/// Sets the Python error for the exception being handled (inside a catch block): for entry
+/// points that CPython calls directly, without nanobind's translation (the ufunc's tp_call).
+/// jitvec errors as their classes, nanobind's python_error restored, a failed cast as
+/// TypeError, anything else as RuntimeError.
+void set_python_error() noexcept;
 
 }  // namespace jitvec_py

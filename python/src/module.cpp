@@ -54,11 +54,13 @@ NB_MODULE(_jitvec, m) {
   register_errors(m);
   register_array(m);
 
-  nb::class_<PyUfunc>(m, "Ufunc",
+  // Calls go through the type's tp_call slot (call.hpp: no nanobind dispatch per call).
+  static PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_call)},
+                                      {0, nullptr}};
+  nb::class_<PyUfunc>(m, "Ufunc", nb::type_slots(ufunc_slots),
                       "A jitvec ufunc: call it with arrays (NumPy, CuPy, PyTorch, anything with "
                       "__dlpack__ or __cuda_array_interface__) and scalars; out=, stream=, "
                       "target= are keyword options.")
-      .def("__call__", &call_ufunc)
       .def_prop_ro("name", [](const PyUfunc& u) { return u.definition.name; })
       .def_prop_ro("signatures", [](const PyUfunc& u) { return u.definition.signatures; })
       .def_prop_ro("source", [](const PyUfunc& u) { return u.definition.source; })

@@ -139,12 +139,15 @@ jitvec::Array import_capsule(nb::handle capsule, bool writable) {
       "capsule");
 }
 
-nb::object to_numpy(const jitvec::Array& array) {
+nb::object to_numpy(const jitvec::Array& array) { return to_numpy(jitvec::Array(array)); }
+
+nb::object to_numpy(jitvec::Array&& moved) {
+  // The NumPy array owns a heap copy of the Array (a share of its memory): moved, not copied.
+  auto* keep = new jitvec::Array(std::move(moved));
+  const jitvec::Array& array = *keep;
   const jitvec::DType t = array.dtype();
   const nb::dlpack::dtype dt{static_cast<std::uint8_t>(jitvec::to_dlpack_dtype(t).code),
                              static_cast<std::uint8_t>(jitvec::dtype_size(t) * 8), 1};
-  // The NumPy array owns a heap copy of the Array (a share of its memory).
-  auto* keep = new jitvec::Array(array);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<jitvec::Array*>(p); });
   const int nd = array.ndim();
   std::size_t shape[64];

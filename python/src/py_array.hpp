@@ -34,6 +34,8 @@ jitvec::Array import_capsule(nanobind::handle capsule, bool writable);
 
 /// A NumPy array viewing a host Array (sharing its memory; no copy).
 nanobind::object to_numpy(const jitvec::Array& array);
+/// The same, taking the Array over (no copy of its shape, strides and owner).
+nanobind::object to_numpy(jitvec::Array&& array);
 
 /// "float32" for a dtype, as NumPy names it.
 const char* numpy_dtype_name(jitvec::DType dtype);

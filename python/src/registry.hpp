@@ -12,6 +12,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +48,10 @@ struct UfuncDef {
 struct PyUfunc {
   jitvec::Ufunc ufunc;
   UfuncDef definition;
+  /// Keys of calls that completed (call.cpp's GIL policy: such a call again, if short, cannot
+  /// compile, so it keeps the GIL). Read and written with the GIL held.
+  mutable std::array<std::uint64_t, 8> warm_calls{};
+  mutable unsigned warm_next = 0;
 };
 
 /// Defines (or finds, when identical) a helper / a ufunc in the global engine.

@@ -68,3 +68,29 @@ def gaussian_ref(x, mean, sigma):
     x = np.asarray(x, dtype=np.float64)
     z = (x - mean) / sigma
     return np.exp(-0.5 * z * z) / (sigma * np.sqrt(2 * np.pi))
+
+
+def run_watching_the_gil(work):
+    """Runs ``work()`` in another thread while this one wakes every millisecond: returns
+    (work's result, the seconds it took, the longest gap between this thread's wake-ups). A gap
+    far below the work's time means the work ran without holding the GIL."""
+    import threading
+    import time
+    done = threading.Event()
+    result = {}
+
+    def run():
+        t0 = time.perf_counter()
+        result["value"] = work()
+        result["seconds"] = time.perf_counter() - t0
+        done.set()
+
+    thread = threading.Thread(target=run)
+    last, max_gap = time.perf_counter(), 0.0
+    thread.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        max_gap, last = max(max_gap, now - last), now
+        time.sleep(0.001)
+    thread.join()
+    return result["value"], result["seconds"], max_gap

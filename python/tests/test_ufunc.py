@@ -3,14 +3,12 @@ machine has, layouts (strided, negative strides, broadcasting, 0-d, empty), out=
 definitions (helpers, definition files), errors as Python exceptions, and the GIL released
 while jitvec compiles."""
 import os
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import jitvec
-from conftest import gaussian_ref, targets
+from conftest import gaussian_ref, run_watching_the_gil, targets
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -171,26 +169,10 @@ def test_gil_is_released_while_compiling(rng):
     name = f"gil_probe_{k}"
     f = jitvec.vectorize("float64(float64)", f"__device__ double {name}(double x) {{ return x * {k}.0; }}",
                          name=name)
-    done = threading.Event()
-    result = {}
-
-    def work():
-        t0 = time.perf_counter()
-        result["y"] = f(np.arange(4.0), target="cpu")
-        result["seconds"] = time.perf_counter() - t0
-        done.set()
-
-    thread = threading.Thread(target=work)
-    last, max_gap = time.perf_counter(), 0.0
-    thread.start()
-    while not done.is_set():
-        now = time.perf_counter()
-        max_gap, last = max(max_gap, now - last), now
-        time.sleep(0.001)
-    thread.join()
-    np.testing.assert_array_equal(result["y"], np.arange(4.0) * k)
-    assert result["seconds"] > 0.2, "the compile was too quick to tell"
-    assert max_gap < 0.5 * result["seconds"], (max_gap, result["seconds"])
+    y, seconds, max_gap = run_watching_the_gil(lambda: f(np.arange(4.0), target="cpu"))
+    np.testing.assert_array_equal(y, np.arange(4.0) * k)
+    assert seconds > 0.2, "the compile was too quick to tell"
+    assert max_gap < 0.5 * seconds, (max_gap, seconds)
 
 
 def test_engine_stats_count_calls(add):
