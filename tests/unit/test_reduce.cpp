@@ -36,7 +36,13 @@ TEST_CASE("reduction modules compile with NVRTC (no GPU needed)", "[reduce][nvrt
   for (const Types& t : {Types{"float32(float32, float32)", DType::float32, DType::float32},
                          Types{"int64(int64, int64)", DType::int8, DType::int64},
                          Types{"float64(float64, float64)", DType::float32, DType::float32},
-                         Types{"int8(int8, int8)", DType::int8, DType::int16}}) {
+                         Types{"int8(int8, int8)", DType::int8, DType::int16},
+                         // the scan's tiles differ most here: 16-byte accumulators (one element a
+                         // vector), 2-byte inputs, outputs narrower than the accumulator
+                         Types{"complex128(complex128, complex128)", DType::complex128, DType::complex128},
+                         Types{"complex64(complex64, complex64)", DType::complex64, DType::complex64},
+                         Types{"float32(float32, float32)", DType::bfloat16, DType::float16},
+                         Types{"int64(int64, int64)", DType::uint8, DType::int64}}) {
     CAPTURE(t.loop);
     const codegen::LoopSpec spec = engine::reduction_spec(Signature::parse(t.loop), t.in, t.out);
     CHECK_NOTHROW(compile::compile_cuda(kernels::generate_reduction_source(false, add, {}, spec), "h3_add", "sm_90"));
