@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 
 #include "cuda/driver.hpp"
 
@@ -22,17 +24,17 @@ bool context_refused(CUresult result) {
          result == CUDA_ERROR_CONTEXT_IS_DESTROYED;
 }
 
-}  // namespace
-
-void launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
-            unsigned block, std::size_t shared_bytes, CUstream stream, void** params,
-            ContextGuard* guard) {
+// One cuLaunchKernel with `params` or `extra`; a refusal for the context, when the guard only
+// trusted the thread's memory, asks the driver and launches again.
+void launch_with(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                 unsigned block, std::size_t shared_bytes, CUstream stream, void** params,
+                 void** extra, ContextGuard* guard) {
   if (shared_bytes > UINT_MAX) {
     launch_failed(CUDA_ERROR_INVALID_VALUE, grid_x, grid_y, grid_z, block, shared_bytes);
   }
   const auto launch_once = [&] {
     return driver().launchKernel(function, grid_x, grid_y, grid_z, block, 1, 1,
-                                 static_cast<unsigned>(shared_bytes), stream, params, nullptr);
+                                 static_cast<unsigned>(shared_bytes), stream, params, extra);
   };
   CUresult result = launch_once();
   if (result != CUDA_SUCCESS && guard && guard->trusted_cache() && context_refused(result)) {
@@ -40,6 +42,31 @@ void launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid
     result = launch_once();
   }
   if (result != CUDA_SUCCESS) launch_failed(result, grid_x, grid_y, grid_z, block, shared_bytes);
+}
+
+}  // namespace
+
+void launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+            unsigned block, std::size_t shared_bytes, CUstream stream, void** params,
+            ContextGuard* guard) {
+  launch_with(function, grid_x, grid_y, grid_z, block, shared_bytes, stream, params, nullptr,
+              guard);
+}
+
+void launch_buffer(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                   unsigned block, std::size_t shared_bytes, CUstream stream, const void* args,
+                   std::size_t bytes, ContextGuard* guard) {
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<void*>(args),
+                   CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes, CU_LAUNCH_PARAM_END};
+  launch_with(function, grid_x, grid_y, grid_z, block, shared_bytes, stream, nullptr, extra, guard);
+}
+
+bool launch_with_buffer() noexcept {
+  static const bool buffer = [] {
+    const char* value = std::getenv("JITVEC_LAUNCH_PARAMS");
+    return value != nullptr && std::strcmp(value, "buffer") == 0;
+  }();
+  return buffer;
 }
 
 int max_active_blocks_per_sm(CUfunction function, int block_size) {

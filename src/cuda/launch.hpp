@@ -25,6 +25,20 @@ void launch(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid
             unsigned block, std::size_t shared_bytes, CUstream stream, void** params,
             ContextGuard* guard = nullptr);
 
+/// launch(), with the arguments as one packed buffer of `bytes` (cuLaunchKernel's `extra`:
+/// CU_LAUNCH_PARAM_BUFFER_POINTER) instead of one pointer per parameter: the driver copies
+/// one block instead of walking the parameter list. The buffer must be laid out exactly as the
+/// kernel's parameters (kernels/kernel_abi's image is: tests/unit/test_kernel_abi.cpp checks it
+/// against the PTX).
+void launch_buffer(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                   unsigned block, std::size_t shared_bytes, CUstream stream, const void* args,
+                   std::size_t bytes, ContextGuard* guard = nullptr);
+
+/// Whether launches pass their arguments as one buffer (launch_buffer): JITVEC_LAUNCH_PARAMS=
+/// buffer in the environment, read once; by default they go one pointer per parameter. An
+/// experiment switch for the H200 (bench/NOTES.md, "Session 5").
+bool launch_with_buffer() noexcept;
+
 /// How many blocks of `block_size` threads (without dynamic shared memory) of `function` can
 /// be resident on one multiprocessor at once; times DeviceInfo::sm_count, the largest grid
 /// that runs in one wave. One driver query per call, not cached here: keep the result beside

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "engine/engine_impl.hpp"
@@ -52,7 +53,7 @@ struct ParsedArgs {
   std::array<const Array*, launch::kMaxOperands> inputs{};
   std::array<const Array*, launch::kMaxOperands> outs{};
   int outs_given = 0;
-  std::array<CallInput, launch::kMaxOperands> typed{};
+  std::array<CallInput, launch::kMaxOperands> typed;  // [0, nin) set: nothing to clear
   ResolutionKey key;
   bool any_array = false;
 };
@@ -189,8 +190,8 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   plan.target = p.target ? *p.target : ufunc.target ? *ufunc.target : default_target;
   plan.stream = p.stream;
   plan.nin = p.nin;
-  plan.inputs = p.inputs;
-  plan.outs = p.outs;
+  std::copy_n(p.inputs.begin(), p.nin, plan.inputs.begin());  // the rest stay null
+  std::copy_n(p.outs.begin(), p.outs_given, plan.outs.begin());
   plan.signature_index = signature_index;
   plan.resolution = resolution;
   plan.spec_owner = std::move(spec_owner);

@@ -62,6 +62,12 @@ void launch_choice(const CudaLoop& loop, const CallPlan& plan, const kernels::Ke
   args.set_lane_mask(loop.layout, choice.lane_mask);
   kernels::LaunchGeometry g = choice.geometry;
   if (choice.one_wave) g.grid_x = std::min(g.grid_x, loop.one_wave());
+  if (cuda::launch_with_buffer()) {  // an experiment switch (cuda/launch.hpp)
+    cuda::launch_buffer(loop.kernel(choice.kind, plan.scalar_mask), g.grid_x, g.grid_y, g.grid_z,
+                        g.block, g.shared_bytes, stream, args.image(), loop.layout.size(choice.shape),
+                        guard);
+    return;
+  }
   cuda::launch(loop.kernel(choice.kind, plan.scalar_mask), g.grid_x, g.grid_y, g.grid_z, g.block,
                g.shared_bytes, stream, args.kernel_params(), guard);
 }
