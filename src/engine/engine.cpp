@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "cache/cache_settings.hpp"
+#include "codegen/reserved_names.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "core/edit_distance.hpp"
 #include "core/log.hpp"
@@ -41,6 +42,9 @@ bool is_identifier(const std::string& name) {
 void check_definition(const char* what, const std::string& name, const std::string& source) {
   if (!is_identifier(name)) {
     throw DefinitionError(fmt::format("{} name '{}' is not a C++ identifier", what, name));
+  }
+  if (auto reason = codegen::reserved_name_reason(name)) {
+    throw DefinitionError(fmt::format("{} name {}", what, *reason));
   }
   if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw DefinitionError(fmt::format("{} '{}' has an empty source", what, name));

@@ -9,6 +9,7 @@
 
 #include "codegen/fusion_expression.hpp"
 #include "codegen/portable_source.hpp"
+#include "codegen/reserved_names.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/type_resolution.hpp"
 #include "jitvec/errors.hpp"
@@ -571,6 +572,9 @@ Ufunc fuse(Engine::Impl& engine, const std::shared_ptr<Engine::Impl>& keep_alive
            const VectorizeOptions& options) {
   if (!is_identifier(name)) {
     throw DefinitionError(fmt::format("fusion name '{}' is not a C++ identifier", name));
+  }
+  if (auto reason = codegen::reserved_name_reason(name)) {
+    throw DefinitionError(fmt::format("fusion name {}", *reason));
   }
   const codegen::FusionExpression parsed = codegen::parse_fusion_expression(expression, name);
   auto fusion = std::make_shared<Fusion>();

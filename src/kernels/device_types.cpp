@@ -10,27 +10,37 @@ namespace {
 // coverage test reads the latter as the host prelude's own CUDA math functions. The helpers live
 // in namespace jitvec_types, not jitvec_detail: the apply function, in jitvec_detail, calls the
 // user's function unqualified, and a helper there named like it (`mix`) would hide it.
-constexpr std::string_view kTypesPrelude = R"types(// ---- jitvec types: __half, __nv_bfloat16, jitvec::complex<T> (src/kernels/device_types.hpp) ----
+// The head every part needs (types_prelude() below puts the parts asked for after it). The
+// traits hold `value` as an enumerator: NVRTC (-default-device) emits a `static const bool`
+// member of each instantiation as a device global, 20 of them, which gave every module a
+// .nv.global section and relocations to set up at each load (bench/NOTES.md, session 5).
+constexpr std::string_view kTypesHead = R"types(// ---- jitvec types: __half, __nv_bfloat16, jitvec::complex<T> (src/kernels/device_types.hpp) ----
 #define JITVEC_FN __host__ __device__ __forceinline__
 namespace jitvec_types {
   template <bool C, class T = void> struct enable_if {};
   template <class T> struct enable_if<true, T> { typedef T type; };
-  template <class T> struct is_int { static const bool value = false; };
-  template <> struct is_int<bool> { static const bool value = true; };
-  template <> struct is_int<char> { static const bool value = true; };
-  template <> struct is_int<signed char> { static const bool value = true; };
-  template <> struct is_int<unsigned char> { static const bool value = true; };
-  template <> struct is_int<short> { static const bool value = true; };
-  template <> struct is_int<unsigned short> { static const bool value = true; };
-  template <> struct is_int<int> { static const bool value = true; };
-  template <> struct is_int<unsigned int> { static const bool value = true; };
-  template <> struct is_int<long> { static const bool value = true; };
-  template <> struct is_int<unsigned long> { static const bool value = true; };
-  template <> struct is_int<long long> { static const bool value = true; };
-  template <> struct is_int<unsigned long long> { static const bool value = true; };
-  template <class T> struct is_arith { static const bool value = is_int<T>::value; };
-  template <> struct is_arith<float> { static const bool value = true; };
-  template <> struct is_arith<double> { static const bool value = true; };
+  template <class T> struct is_int { enum : bool { value = false }; };
+  template <> struct is_int<bool> { enum : bool { value = true }; };
+  template <> struct is_int<char> { enum : bool { value = true }; };
+  template <> struct is_int<signed char> { enum : bool { value = true }; };
+  template <> struct is_int<unsigned char> { enum : bool { value = true }; };
+  template <> struct is_int<short> { enum : bool { value = true }; };
+  template <> struct is_int<unsigned short> { enum : bool { value = true }; };
+  template <> struct is_int<int> { enum : bool { value = true }; };
+  template <> struct is_int<unsigned int> { enum : bool { value = true }; };
+  template <> struct is_int<long> { enum : bool { value = true }; };
+  template <> struct is_int<unsigned long> { enum : bool { value = true }; };
+  template <> struct is_int<long long> { enum : bool { value = true }; };
+  template <> struct is_int<unsigned long long> { enum : bool { value = true }; };
+  template <class T> struct is_arith { enum : bool { value = is_int<T>::value }; };
+  template <> struct is_arith<float> { enum : bool { value = true }; };
+  template <> struct is_arith<double> { enum : bool { value = true }; };
+  template <class T> struct is_real { enum : bool { value = is_arith<T>::value }; };
+}  // namespace jitvec_types
+)types";
+
+// TypesParts::small_floats: __half and __nv_bfloat16.
+constexpr std::string_view kSmallFloats = R"types(namespace jitvec_types {
 
   // float -> binary16 bits, round to nearest even; every NaN -> 0x7fff (what cvt.rn gives).
   JITVEC_FN unsigned short f32_to_f16(float f) {
@@ -135,9 +145,8 @@ typedef __half half;
 typedef __nv_bfloat16 nv_bfloat16;
 
 namespace jitvec_types {
-  template <class T> struct is_real { static const bool value = is_arith<T>::value; };
-  template <> struct is_real<__half> { static const bool value = true; };
-  template <> struct is_real<__nv_bfloat16> { static const bool value = true; };
+  template <> struct is_real<__half> { enum : bool { value = true }; };
+  template <> struct is_real<__nv_bfloat16> { enum : bool { value = true }; };
   // The result of `H op B` (H a 2-byte float): H with H or an integer (taken as H), float
   // with float, double with double, float with the other 2-byte type; none otherwise.
   template <class H, class B, bool Int = is_int<B>::value> struct mix {};
@@ -350,6 +359,12 @@ JITVEC_FN __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { __nv_bfloat16 b
 namespace jitvec {
   typedef ::__half half;
   typedef ::__nv_bfloat16 bfloat16;
+}  // namespace jitvec
+)types";
+
+// TypesParts::complex: jitvec::complex<T> (after kSmallFloats when both are asked for, so that
+// is_real<> knows the 2-byte floats).
+constexpr std::string_view kComplex = R"types(namespace jitvec {
 
   // std::complex<T>'s layout: the real part, then the imaginary part.
   template <class T> struct complex {
@@ -427,12 +442,26 @@ using jitvec::complex;
 using jitvec::polar;  // the only function of complex numbers that takes none
 typedef jitvec::complex<float> complex64;
 typedef jitvec::complex<double> complex128;
-#undef JITVEC_FN
+)types";
+
+constexpr std::string_view kTypesTail = R"types(#undef JITVEC_FN
 // ---- end of the jitvec types ----
 )types";
 
 }  // namespace
 
-std::string_view types_prelude() { return kTypesPrelude; }
+std::string types_prelude(TypesParts parts) {
+  if (!parts.small_floats && !parts.complex) return {};
+  std::string text(kTypesHead);
+  if (parts.small_floats) text += kSmallFloats;
+  if (parts.complex) text += kComplex;
+  text += kTypesTail;
+  return text;
+}
+
+std::string_view types_prelude() {
+  static const std::string text = types_prelude(TypesParts{true, true});
+  return text;
+}
 
 }  // namespace jitvec::kernels

@@ -1,9 +1,10 @@
 // src/kernels/device_types.hpp: the 2-byte floats and the complex types of a ufunc's source.
 //
-// types_prelude() is C++ text that both preludes carry (module_source.cpp puts it after the
-// device prelude for NVRTC, host_prelude.cpp at the end of the host prelude), so one source
-// compiles on every target with the same numerics and no #include (cuda_fp16.h would cost NVRTC
-// time: bench/NOTES.md, "dtypes"). It defines, in the global namespace unless said:
+// types_prelude() is C++ text that both preludes carry (host_prelude.cpp all of it, at the end
+// of the host prelude; module_source.cpp, after the device prelude, only the parts a GPU module
+// needs: see "Which parts a module carries" below), so one source compiles on every target with
+// the same numerics and no #include (cuda_fp16.h would cost NVRTC time: bench/NOTES.md,
+// "dtypes"). It defines, in the global namespace unless said:
 //   - `__half` (also `half`) and `__nv_bfloat16` (also `nv_bfloat16`): 2 bytes, the bits of
 //     float16 / bfloat16. Every operation converts to float, computes in float and rounds back
 //     to nearest even, as NumPy does (for + - * / and sqrt that is the IEEE half operation);
@@ -30,13 +31,48 @@
 //     assignment; abs (hypot), arg, norm, conj, real, imag, exp, log, sqrt, polar, as NumPy
 //     computes them (division by Smith's method as NumPy's loops do; sqrt as C99 csqrt).
 // A double converts to half or bfloat16 with one rounding (through float rounded to odd).
+//
+// Which parts a module carries (types_parts_needed): the text is a head (a few traits) and two
+// parts, `small_floats` (__half, __nv_bfloat16 and their functions) and `complex`
+// (jitvec::complex<T>). A GPU module carries a part when
+//   - one of its loop's dtypes (the signature's, or an array's storage dtype converted in the
+//     kernel) is float16 / bfloat16 (small_floats) or complex64 / complex128 (complex), or
+//   - the user's and helpers' source text (comments and the #line file names included) has an
+//     identifier that may name something of the part: for small_floats one containing `half`,
+//     `bfloat16` or `bf16`, starting with `__h` (__hadd, __heq, ...) or one of hexp, hlog,
+//     hsqrt, hsin, hcos; for complex one containing `complex`, or `polar`.
+// Everything else a part declares takes a value of its types (operators, math overloads, real,
+// conj, ...), which a source can only have through a dtype or a name above, so leaving a part
+// out never changes what a source that compiles means; the scan errs towards including it.
+// Without either part a module carries none of this text. The host prelude carries all of it
+// (the host compiler reads <cmath> and friends anyway; host modules are not on the GPU's warm
+// start path).
 #pragma once
 
+#include <string>
 #include <string_view>
+
+#include "codegen/loop_spec.hpp"
 
 namespace jitvec::kernels {
 
-/// The text above; ends with a newline.
+/// The parts of the types prelude a module carries.
+struct TypesParts {
+  bool small_floats = false;
+  bool complex = false;
+  friend bool operator==(TypesParts a, TypesParts b) {
+    return a.small_floats == b.small_floats && a.complex == b.complex;
+  }
+};
+
+/// The parts a module for `spec` whose user code (helpers and ufunc, as codegen::user_code
+/// writes them) is `user_code` needs, by the rule above.
+TypesParts types_parts_needed(const codegen::LoopSpec& spec, std::string_view user_code);
+
+/// The head and the parts asked for, ending with a newline; empty when no part is.
+std::string types_prelude(TypesParts parts);
+
+/// The whole text (both parts); ends with a newline.
 std::string_view types_prelude();
 
 }  // namespace jitvec::kernels

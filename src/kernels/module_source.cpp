@@ -59,9 +59,10 @@ std::string loop_preamble(const codegen::UfuncSource& ufunc, const codegen::Loop
 std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
                                  const std::vector<const codegen::HelperSource*>& helpers,
                                  const codegen::LoopSpec& spec) {
+  const std::string user = codegen::user_code(ufunc, helpers);
   std::string source = kDevicePrelude;
-  source += types_prelude();
-  source += codegen::user_code(ufunc, helpers);
+  source += types_prelude(types_parts_needed(spec, user));  // only what the loop can use
+  source += user;
   source += loop_preamble(ufunc, spec, "__device__ __forceinline__", false);
   source += contiguous_kernels(spec);
   source += strided_kernels(spec);
