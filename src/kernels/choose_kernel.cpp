@@ -23,11 +23,21 @@ bool vector_aligned(const CallOperands& operands, int vec) {
   return true;
 }
 
-// jitvec_nd_vec over jitvec_rows_vec: in 3 or more dimensions, or when a row has fewer vectors
-// than a row block's threads take (a 2-D space of long rows keeps the row kernel, measured at
-// memory speed: bench/NOTES.md).
-bool nd_vector_preferred(const launch::IterationSpace& space, const ContigVectorShape& shape) {
-  return space.ndim() >= 3 || space.sizes.back() < shape.elements_per_block();
+// jitvec_nd_vec over jitvec_rows_vec: in 3 or more dimensions, when a row has fewer vectors
+// than a row block's threads take, or when every input is broadcast along some dimension (an
+// outer product: the output is nearly all the traffic, so the instructions an element decide,
+// and jitvec_nd_vec spends fewer). A 2-D space of long rows reading a whole input keeps the row
+// kernel, measured at memory speed (bench/NOTES.md).
+bool nd_vector_preferred(const launch::IterationSpace& space, const CallOperands& operands,
+                         const ContigVectorShape& shape) {
+  if (space.ndim() >= 3 || space.sizes.back() < shape.elements_per_block()) return true;
+  for (int k = 0; k < operands.inputs; ++k) {
+    if (operands.is_scalar(k)) continue;
+    bool broadcast = false;
+    for (std::int64_t stride : space.strides[k]) broadcast = broadcast || stride == 0;
+    if (!broadcast) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -61,7 +71,7 @@ KernelChoice choose_kernel(const launch::IterationSpace& space, const CallOperan
     choice.lane_mask = tiled.mask;
     choice.geometry = tiled_geometry(space, operands, tiled);
     choice.block.second = tiled.second;
-  } else if (nd_vector_preferred(space, loop.vector) &&
+  } else if (nd_vector_preferred(space, operands, loop.vector) &&
              nd_vector_applies(space, operands, loop.vector.vec, lanes)) {
     choice.kind = KernelKind::nd_vec;
     choice.lane_mask = lanes;

@@ -9,7 +9,8 @@
 //   one flat run, misaligned                             -> jitvec_contig (one wave, grid-stride)
 //   a transposed input, any dims (tiled.hpp)             -> jitvec_tiled
 //   outputs in rows of whole vectors, 32-bit offsets,
-//     3 or more dims or rows shorter than a row block    -> jitvec_nd_vec (nd_vector.hpp)
+//     3+ dims, rows shorter than a row block, or every
+//     input broadcast along some dimension (outer)       -> jitvec_nd_vec (nd_vector.hpp)
 //   any dims, rows >= kRowsMinColumns, vectorizable      -> jitvec_rows_vec
 //   any dims, rows >= kRowsMinColumns                    -> jitvec_rows
 //   short rows, every offset < 2^31                      -> jitvec_strided32

@@ -95,6 +95,12 @@ TEST_CASE("2-D broadcasts take the row kernels", "[kernels][choice]") {
   CHECK(c.kind == KernelKind::rows_vec);
   CHECK(c.lane_mask == 0b10);
 
+  // An outer product (every input broadcast along one dimension): the N-d vector kernel.
+  const auto outer = plan_iteration(Shape{4096, 4096}, {Strides{1, 0}, Strides{0, 1}, Strides{4096, 1}});
+  c = choose_kernel(outer, Call(2).ops, loop);
+  CHECK(c.kind == KernelKind::nd_vec);
+  CHECK(c.lane_mask == 0);
+
   // Rows that do not start on a vector boundary (a padded pitch of 4097): the plain row kernel.
   const auto padded = plan_iteration(Shape{1024, 4096}, {Strides{4097, 1}, Strides{0, 1}, Strides{4096, 1}});
   c = choose_kernel(padded, Call(2).ops, loop);
