@@ -22,7 +22,7 @@ constexpr const char* kStrided = R"(extern "C" __global__ void __launch_bounds__
 #pragma unroll 1
     for (int d = 0; d < ${max_dims}; ++d) {
       if (d == p.ndim) break;
-      const ${index} q = d + 1 < p.ndim ? ${quotient} : 0;  // the outermost needs no division
+      const ${index} q = ${quotient};
       const ${offset} coord = static_cast<${offset}>(rem - q * p.sizes[d]);
       rem = q;
 #pragma unroll

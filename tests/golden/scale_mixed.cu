@@ -110,7 +110,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const short* 
 #pragma unroll 1
     for (int d = 0; d < 16; ++d) {
       if (d == p.ndim) break;
-      const unsigned q = d + 1 < p.ndim ? (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d] : 0;  // the outermost needs no division
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
       const int coord = static_cast<int>(rem - q * p.sizes[d]);
       rem = q;
 #pragma unroll
@@ -140,7 +140,7 @@ extern "C" __global__ void __launch_bounds__(256) jitvec_strided64(const short* 
 #pragma unroll 1
     for (int d = 0; d < 16; ++d) {
       if (d == p.ndim) break;
-      const long long q = d + 1 < p.ndim ? rem / p.sizes[d] : 0;  // the outermost needs no division
+      const long long q = rem / p.sizes[d];
       const long long coord = static_cast<long long>(rem - q * p.sizes[d]);
       rem = q;
 #pragma unroll
