@@ -4,6 +4,7 @@
 
 #include "kernels/kernel_text.hpp"
 #include "kernels/operand_code.hpp"
+#include "kernels/rows.hpp"
 
 namespace jitvec::kernels {
 namespace {
@@ -132,20 +133,12 @@ bool nd_vector_applies(const launch::IterationSpace& space, const CallOperands& 
   gather_mask = 0;
   const int inner = space.ndim() - 1;  // the space is outermost first
   if (!space.fits_32bit || space.ndim() < 2 || space.sizes[inner] % vec != 0) return false;
-  // Runs along the rows from vector boundaries: 16-byte loads or stores.
-  auto runs_along_rows = [&](int op) {
-    if (space.strides[op][inner] != 1) return false;
-    for (int d = 0; d < inner; ++d) {
-      if (space.strides[op][d] % vec != 0) return false;
-    }
-    return operands.addresses[op] % (static_cast<std::uintptr_t>(vec) * operands.element_bytes[op]) == 0;
-  };
   for (int j = 0; j < operands.outputs; ++j) {
-    if (!runs_along_rows(operands.output(j))) return false;
+    if (!runs_along_rows(space, operands, operands.output(j), vec)) return false;
   }
   for (int k = 0; k < operands.inputs; ++k) {
     if (operands.is_scalar(k) || space.strides[k][inner] == 0) continue;
-    if (!runs_along_rows(k)) gather_mask |= 1u << k;
+    if (!runs_along_rows(space, operands, k, vec)) gather_mask |= 1u << k;
   }
   return true;
 }

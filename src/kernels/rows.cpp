@@ -141,26 +141,28 @@ bool rows_apply(const launch::IterationSpace& space) {
   return space.ndim() >= 1 && space.sizes.back() >= kRowsMinColumns;
 }
 
+bool runs_along_rows(const launch::IterationSpace& space, const CallOperands& operands, int op, int vec) {
+  const int inner = space.ndim() - 1;  // the space is outermost first
+  if (space.strides[op][inner] != 1) return false;
+  for (int d = 0; d < inner; ++d) {
+    if (space.strides[op][d] % vec != 0) return false;  // every row starts on a vector
+  }
+  const std::size_t vector_bytes = static_cast<std::size_t>(vec) * operands.element_bytes[op];
+  return operands.addresses[op] % vector_bytes == 0;
+}
+
 bool rows_vectorizable(const launch::IterationSpace& space, const CallOperands& operands, int vec,
                        std::uint32_t& column_mask) {
   column_mask = 0;
   const int inner = space.ndim() - 1;  // the space is outermost first
-  auto runs_along_row = [&](int op) {
-    if (space.strides[op][inner] != 1) return false;
-    for (int d = 0; d < inner; ++d) {
-      if (space.strides[op][d] % vec != 0) return false;  // every row starts on a vector
-    }
-    const std::size_t vector_bytes = static_cast<std::size_t>(vec) * operands.element_bytes[op];
-    return operands.addresses[op] % vector_bytes == 0;
-  };
   for (int j = 0; j < operands.outputs; ++j) {
-    if (!runs_along_row(operands.output(j))) return false;
+    if (!runs_along_rows(space, operands, operands.output(j), vec)) return false;
   }
   for (int k = 0; k < operands.inputs; ++k) {
     if (operands.is_scalar(k)) continue;
     if (space.strides[k][inner] == 0) {
       column_mask |= 1u << k;
-    } else if (!runs_along_row(k)) {
+    } else if (!runs_along_rows(space, operands, k, vec)) {
       return false;
     }
   }

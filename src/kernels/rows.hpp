@@ -41,6 +41,10 @@ bool rows_apply(const launch::IterationSpace& space);
 /// constant along the row are the bits of `column_mask`.
 bool rows_vectorizable(const launch::IterationSpace& space, const CallOperands& operands, int vec,
                        std::uint32_t& column_mask);
+/// Whether operand `op` runs along the space's rows from vector boundaries (stride 1 along the
+/// innermost dimension, every outer stride a multiple of `vec`, its address aligned to `vec`
+/// elements): 16-byte loads or stores serve it. Shared by the row and N-d vector kernels.
+bool runs_along_rows(const launch::IterationSpace& space, const CallOperands& operands, int op, int vec);
 
 LaunchGeometry rows_geometry(const launch::IterationSpace& space);
 LaunchGeometry rows_vec_geometry(const launch::IterationSpace& space, const ContigVectorShape& shape);
