@@ -8,17 +8,25 @@ call: batches of back-to-back calls (about 10 ms each), synchronised between bat
 
   cupy ElementwiseKernel gaussian_pdf      peer, out= and allocating
   torch.add                                peer, out= and allocating
-  jitvec gaussian_pdf, CuPy in             out= (CuPy) and allocating (CuPy result)
+  jitvec gaussian_pdf, CuPy in             out= (CuPy) and allocating (CuPy result): the default
+                                           paths (CuPy's members read, the result wrapped)
   jitvec add, torch in                     out= (torch) and allocating (torch result)
+  the other CuPy paths                     members off (the DLPack protocol in), the result from
+                                           CuPy's pool (pool) or through the protocol
   breakdown of the CuPy call:
     C++ loop                               the same call made from C++ (_cpp_call_loop): the floor
-    jitvec.Array in/out=                   + the Python binding (argument parsing, GIL release)
-    CuPy in, CuPy out=                     + argument import (type lookup, __dlpack_device__,
-                                             current stream, __dlpack__, capsule, Array)
-    CuPy in, allocating                    + result allocation and wrapping (cupy.from_dlpack)
-    isolated pieces: cupy.cuda.get_current_stream(), x.__dlpack__(stream=), jitvec.from_dlpack(x),
+    jitvec.Array in/out=                   + the Python binding (argument parsing, GIL policy)
+    CuPy in, CuPy out=                     + argument import (type lookup, CuPy's members, the
+                                             current stream)
+    CuPy in, allocating                    + result wrapping (cupy.ndarray over jitvec's memory)
+    isolated pieces: jitvec's import of x (_describe_import: classify, stream, members),
+    cupy.cuda.get_current_stream(0).ptr, the result wrap's three constructors from Python,
     cupy.from_dlpack(jitvec.Array)
-Outputs are checked against a float64 NumPy reference before times are reported.
+The summary at the end splits jitvec's CuPy call into dispatch+launch (C++), binding, argument
+import and result wrapping, and checks the issue's targets (jitvec below both peers with and
+without out=, at most 1.5 us above the C++ call). Outputs are checked against a float64 NumPy
+reference before times are reported. bench/probes/py_interop_probe.py times each candidate step
+of the import, stream and result alone.
 
     python3 bench/python_dispatch.py [--json FILE] [--n 1024]
 """
@@ -121,6 +129,18 @@ def main():
     except ImportError:
         print("torch not installed: its rows are skipped")
 
+    # The other paths for CuPy arrays (fast_interop.hpp), then back to the defaults.
+    _jitvec._set_interop(cupy_members=False)
+    checked("jitvec cupy, protocol in", gauss(x, 0.0, 1.0), ref)
+    row("jitvec gaussian_pdf CuPy in (protocol), out=", host_us_per_call(lambda: gauss(x, 0.0, 1.0, out=out), sync))
+    _jitvec._set_interop(cupy_members=True)
+    for mode in ("pool", "protocol"):
+        _jitvec._set_interop(cupy_result=mode)
+        checked(f"jitvec cupy, result {mode}", gauss(x, 0.0, 1.0), ref)
+        checked(f"jitvec cupy, result {mode}", gauss(x, 0.0, 1.0), ref)  # pool: from the 2nd call
+        row(f"jitvec gaussian_pdf CuPy in, alloc (result {mode})", host_us_per_call(lambda: gauss(x, 0.0, 1.0), sync))
+    _jitvec._set_interop(cupy_result="wrap")
+
     # Breakdown of the CuPy call.
     stream = cp.cuda.get_current_stream().ptr
     jx, jout = jitvec.from_dlpack(x), jitvec.from_dlpack(out)
@@ -130,18 +150,59 @@ def main():
         statistics.median(_jitvec._cpp_call_loop(gauss, [jx, 0.0, 1.0], None, stream, 2000) for _ in range(7)))
     row("  Python, jitvec.Array in, out=", host_us_per_call(lambda: gauss(jx, 0.0, 1.0, out=jout), sync))
     row("  Python, jitvec.Array in, alloc (jitvec.Array)", host_us_per_call(lambda: gauss(jx, 0.0, 1.0), sync))
-    row("  piece: cupy.cuda.get_current_stream().ptr", host_us_per_call(lambda: cp.cuda.get_current_stream().ptr, sync))
+    row("  piece: jitvec import of x (_describe_import)", host_us_per_call(lambda: _jitvec._describe_import(x), sync))
+    _jitvec._set_interop(cupy_members=False)
+    row("  piece: jitvec import of x, protocol", host_us_per_call(lambda: _jitvec._describe_import(x), sync))
+    _jitvec._set_interop(cupy_members=True)
+    row("  piece: cupy.cuda.get_current_stream(0).ptr", host_us_per_call(lambda: cp.cuda.get_current_stream(0).ptr, sync))
+    shape, f32 = (n,), np.dtype(np.float32)
+    um, mp, nd = cp.cuda.UnownedMemory, cp.cuda.MemoryPointer, cp.ndarray
+    ptr = out.data.ptr
+    row("  piece: ndarray(shape, dtype, MemoryPointer(UnownedMemory(..)))",
+        host_us_per_call(lambda: nd(shape, f32, mp(um(ptr, 4 * n, out, 0), 0)), sync))
+    row("  piece: cupy.ndarray(shape, dtype) (CuPy's pool)", host_us_per_call(lambda: nd(shape, f32), sync))
     row("  piece: x.__dlpack_device__()", host_us_per_call(lambda: x.__dlpack_device__(), sync))
-    row("  piece: x.__dlpack__(stream=1)", host_us_per_call(lambda: x.__dlpack__(stream=1), sync))
-    row("  piece: jitvec.from_dlpack(x) (whole import)", host_us_per_call(lambda: jitvec.from_dlpack(x), sync))
+    row("  piece: x.__dlpack__(stream=-1)", host_us_per_call(lambda: x.__dlpack__(stream=-1), sync))
     r = gauss(jx, 0.0, 1.0)
     row("  piece: cupy.from_dlpack(jitvec.Array)", host_us_per_call(lambda: cp.from_dlpack(r), sync))
+
+    # Where the microseconds of jitvec's CuPy call go, and the issue's targets.
+    us = {r["case"]: r["us_per_call"] for r in rows}
+    print(f"\n  {'where the time of jitvec CuPy call goes (us)':<66} {'out=':>6} {'alloc':>8}")
+    cpp_out, cpp_alloc = us["  C++ loop (jitvec.Array, out=)"], us["  C++ loop (jitvec.Array, alloc)"]
+    binding = us["  Python, jitvec.Array in, out="] - cpp_out
+    imported = us["jitvec gaussian_pdf CuPy in, out="] - us["  Python, jitvec.Array in, out="]
+    total_out, total_alloc = us["jitvec gaussian_pdf CuPy in, out="], us["jitvec gaussian_pdf CuPy in, alloc"]
+    parts = [  # the alloc column reuses the out= call's binding and import; the rest is the result
+        ("dispatch + launch (the C++ loop)", cpp_out, cpp_alloc),
+        ("binding (jitvec.Array in, out=, from Python - C++)", binding, binding),
+        ("argument import (CuPy in - jitvec.Array in, out=)", imported, imported),
+        ("result wrapping (the rest)", total_out - cpp_out - binding - imported,
+         total_alloc - cpp_alloc - binding - imported),
+        ("total (jitvec CuPy in)", total_out, total_alloc),
+    ]
+    for name, a, b in parts:
+        print(f"  {name:<66} {a:6.2f} {b:8.2f}")
+    targets = []
+    for kind, mine, ek, th, cpp in (
+            ("out=", "jitvec gaussian_pdf CuPy in, out=", "cupy ElementwiseKernel gaussian_pdf out=", "torch.add out=",
+             "  C++ loop (jitvec.Array, out=)"),
+            ("alloc", "jitvec gaussian_pdf CuPy in, alloc", "cupy ElementwiseKernel gaussian_pdf alloc", "torch.add alloc",
+             "  C++ loop (jitvec.Array, alloc)")):
+        targets.append((f"{kind}: jitvec {us[mine]:.2f} < CuPy EK {us[ek]:.2f}", us[mine] < us[ek]))
+        if th in us:
+            targets.append((f"{kind}: jitvec {us[mine]:.2f} < torch.add {us[th]:.2f}", us[mine] < us[th]))
+        targets.append((f"{kind}: jitvec - C++ = {us[mine] - us[cpp]:.2f} <= 1.5 us", us[mine] - us[cpp] <= 1.5))
+    print("issue 12's targets:")
+    for text, ok in targets:
+        print(f"  {'PASS' if ok else 'MISS'}  {text}")
 
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"n": n, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
                        "method": "host time per call, batches of back-to-back calls, median of 20",
-                       "rows": rows}, f, indent=2)
+                       "rows": rows, "targets": [{"target": t, "pass": ok} for t, ok in targets]},
+                      f, indent=2)
 
 
 if __name__ == "__main__":

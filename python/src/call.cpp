@@ -36,6 +36,7 @@ struct TypeInfo {
   bool dlpack = false;
   bool cai = false;
   int dlpack_versioned = -1;  // -1: not yet known; 0: __dlpack__ refuses max_version; 1: takes it
+  bool cupy_members = false;  // exactly cupy.ndarray: read through its members (fast_interop)
   nb::object from_dlpack;     // how results go back to this library (None: jitvec.Array)
 };
 
@@ -47,7 +48,6 @@ struct Globals {
   nb::object max_version;  // (1, 0)
   nb::object kwnames_stream_version;  // ("stream", "max_version")
   nb::object kwnames_stream;          // ("stream",)
-  nb::object cupy_current_stream;     // cupy.cuda.get_current_stream, on first CuPy input
   nb::object torch_raw_stream;        // torch._C._cuda_getCurrentRawStream
   nb::object torch_current_stream;    // torch.cuda.current_stream (fallback)
   std::unordered_map<PyTypeObject*, TypeInfo> types;
@@ -73,6 +73,7 @@ TypeInfo& type_info(PyObject* obj) {
   info.buffer = PyObject_CheckBuffer(obj) && info.lib != Lib::cupy;
   info.dlpack = nb::hasattr(obj, "__dlpack__");
   info.cai = nb::hasattr(obj, "__cuda_array_interface__");
+  info.cupy_members = info.lib == Lib::cupy && is_cupy_ndarray(type);
   if (info.lib == Lib::numpy) {
     info.from_dlpack = nb::none();  // results as NumPy directly
   } else if (!root.empty()) {
@@ -91,7 +92,8 @@ TypeInfo& type_info(PyObject* obj) {
   return g->types.emplace(type, std::move(info)).first->second;
 }
 
-enum class Kind : std::uint8_t { scalar, jitvec_array, buffer, dlpack, cai };
+// cupy: a cupy.ndarray read through its members (the DLPack protocol is its fallback).
+enum class Kind : std::uint8_t { scalar, jitvec_array, buffer, dlpack, cai, cupy };
 
 struct Slot {
   Kind kind = Kind::scalar;
@@ -100,6 +102,7 @@ struct Slot {
   bool device = false;  // lives in CUDA memory (known before import for DLPack/CAI)
   int device_id = 0;
   int position = 0;     // 1-based argument number; 0 for out=
+  std::uintptr_t data = 0;  // Kind::cupy: the address of element (0, ..., 0)
 };
 
 // N Slots in storage that is not cleared (Slot is trivially destructible; each is assigned
@@ -291,34 +294,26 @@ jitvec::Array import_dlpack(const Slot& s, std::uintptr_t stream, bool same_stre
   }
 }
 
-jitvec::DType dtype_from_typestr(const std::string& t, const Slot& s) {
-  if (t.size() >= 3 && (t[0] == '<' || t[0] == '|' || t[0] == '=')) {
-    const int size = std::atoi(t.c_str() + 2);
-    switch (t[1]) {
-      case 'b': if (size == 1) return jitvec::DType::bool_; break;
-      case 'i':
-        if (size == 1) return jitvec::DType::int8;
-        if (size == 2) return jitvec::DType::int16;
-        if (size == 4) return jitvec::DType::int32;
-        if (size == 8) return jitvec::DType::int64;
-        break;
-      case 'u':
-        if (size == 1) return jitvec::DType::uint8;
-        if (size == 2) return jitvec::DType::uint16;
-        if (size == 4) return jitvec::DType::uint32;
-        if (size == 8) return jitvec::DType::uint64;
-        break;
-      case 'f':
-        if (size == 2) return jitvec::DType::float16;
-        if (size == 4) return jitvec::DType::float32;
-        if (size == 8) return jitvec::DType::float64;
-        break;
-      case 'c':
-        if (size == 8) return jitvec::DType::complex64;
-        if (size == 16) return jitvec::DType::complex128;
-        break;
-    }
+// A cupy.ndarray, borrowed for the call (the argument tuple or out= keeps it alive). Not on
+// CuPy's current stream (stream= given, or the call's stream came from another library), the
+// call waits for it, as __dlpack__(stream=) would have it.
+jitvec::Array import_cupy(const Slot& s, std::uintptr_t stream, bool same_stream, bool writable) {
+  std::optional<jitvec::Array> a;
+  try {
+    a = cupy_borrow(s.obj, CupyData{s.data, s.device_id});
+  } catch (const jitvec::Error& e) {
+    throw jitvec::ArgumentError(fmt::format("{}: {}", where(s), e.what()));
   }
+  if (!a) return import_dlpack(s, stream, same_stream, writable);  // a dtype only DLPack carries
+  if (!same_stream) {
+    jitvec::wait_for_stream(reinterpret_cast<CUstream_st*>(stream),
+                            reinterpret_cast<CUstream_st*>(cupy_current_stream(s.device_id)), s.device_id);
+  }
+  return std::move(*a);
+}
+
+jitvec::DType dtype_from_typestr(const std::string& t, const Slot& s) {
+  if (const std::optional<jitvec::DType> dtype = dtype_of_typestr(t)) return *dtype;
   throw jitvec::ArgumentError(fmt::format(
       "{}: jitvec has no dtype for __cuda_array_interface__ typestr '{}'", where(s), t));
 }
@@ -350,12 +345,7 @@ jitvec::Array import_cai(const Slot& s, std::uintptr_t stream) {
 
 // The current stream of `lib` on `device` (0 when the library has no notion of one).
 std::uintptr_t library_stream(Lib lib, int device) {
-  if (lib == Lib::cupy) {
-    if (!g->cupy_current_stream.is_valid()) {
-      g->cupy_current_stream = nb::module_::import_("cupy.cuda").attr("get_current_stream");
-    }
-    return nb::cast<std::uintptr_t>(g->cupy_current_stream(device).attr("ptr"));
-  }
+  if (lib == Lib::cupy) return cupy_current_stream(device);
   if (lib == Lib::torch) {
     if (!g->torch_raw_stream.is_valid() && !g->torch_current_stream.is_valid()) {
       nb::module_ torch_c = nb::module_::import_("torch._C");
@@ -403,6 +393,14 @@ Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
   }
   if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return s;  // subclasses
   s.info = &type_info(obj);
+  CupyData cupy;
+  if (s.info->cupy_members && settings().cupy_members && cupy_data(obj, cupy)) {
+    s.kind = Kind::cupy;
+    s.device = true;
+    s.device_id = cupy.device;
+    s.data = cupy.ptr;
+    return s;
+  }
   if (s.info->buffer) {
     s.kind = Kind::buffer;
   } else if (s.info->dlpack) {
@@ -439,6 +437,8 @@ jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo*
       return import_dlpack(s, stream, stream_library && s.info && s.info->lib == stream_library->lib &&
                                           s.info->lib != Lib::other, writable);
     case Kind::cai: return import_cai(s, stream);
+    case Kind::cupy:
+      return import_cupy(s, stream, stream_library && stream_library->lib == Lib::cupy, writable);
     case Kind::scalar: break;
   }
   throw jitvec::Error("internal: import_array on a scalar");
@@ -482,11 +482,12 @@ nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot
     nb::object tensor = torch_tensor(result);
     if (tensor.is_valid()) return tensor;
   }
-  nb::object wrapped = nb::cast(PyArray{std::move(result), stream});
-  if (on_library_stream && decider->info && decider->info->lib == Lib::cupy) {
-    nb::object array = cupy_ndarray(wrapped, nb::cast<const PyArray&>(wrapped).array);
+  if (on_library_stream && decider->info && decider->info->lib == Lib::cupy &&
+      settings().cupy_result != InteropSettings::CupyResult::protocol) {
+    nb::object array = cupy_ndarray(result);  // takes the result over when it succeeds
     if (array.is_valid()) return array;
   }
+  nb::object wrapped = nb::cast(PyArray{std::move(result), stream});
   const bool has_converter = decider->kind != Kind::jitvec_array && decider->info &&
                              !decider->info->from_dlpack.is_none();
   return has_converter ? decider->info->from_dlpack(wrapped) : wrapped;
@@ -531,16 +532,61 @@ bool is_short(const ArgList& args, jitvec::Target target) {
   return true;
 }
 
-bool is_warm(const PyUfunc& u, std::uint64_t key) {
-  for (std::uint64_t k : u.warm_calls) {
-    if (k == key) return true;
+// The index of `key` among the ufunc's warm calls, or -1.
+int warm_index(const PyUfunc& u, std::uint64_t key) {
+  for (std::size_t i = 0; i < u.warm_calls.size(); ++i) {
+    if (u.warm_calls[i] == key) return static_cast<int>(i);
   }
-  return false;
+  return -1;
 }
 
-void remember_warm(const PyUfunc& u, std::uint64_t key) {
-  if (is_warm(u, key)) return;
-  u.warm_calls[u.warm_next++ % u.warm_calls.size()] = key;
+bool is_warm(const PyUfunc& u, std::uint64_t key) { return warm_index(u, key) >= 0; }
+
+// `result`: the single result of an allocating call (null otherwise).
+void remember_warm(const PyUfunc& u, std::uint64_t key, const jitvec::Array* result) {
+  int i = warm_index(u, key);
+  if (i < 0) {
+    i = static_cast<int>(u.warm_next++ % u.warm_calls.size());
+    u.warm_calls[static_cast<std::size_t>(i)] = key;
+    u.warm_result[static_cast<std::size_t>(i)] = 0;
+  }
+  if (result) u.warm_result[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(static_cast<int>(result->dtype()) + 1);
+}
+
+// The shape the call's arrays broadcast to (NumPy's rule); false when they do not (the call
+// itself then says why).
+bool broadcast_shape(const ArgList& args, jitvec::Shape& shape) {
+  shape.clear();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const jitvec::Arg& a = args.data()[i];
+    if (a.kind() != jitvec::Arg::Kind::array) continue;
+    const jitvec::Shape& s = a.array().shape();
+    if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+    const std::size_t lead = shape.size() - s.size();
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      std::int64_t& have = shape[lead + d];
+      if (s[d] == have || s[d] == 1) continue;
+      if (have != 1) return false;
+      have = s[d];
+    }
+  }
+  return true;
+}
+
+// settings().cupy_result == pool: the result of a warm allocating call on CuPy's stream,
+// allocated by CuPy (its pool) and added to `args` as out=; invalid when that does not apply.
+nb::object pooled_cupy_result(const PyUfunc& u, std::uint64_t key, const Slot* decider, ArgList& args) {
+  const int i = warm_index(u, key);
+  if (i < 0 || u.warm_result[static_cast<std::size_t>(i)] == 0) return nb::object();
+  jitvec::Shape shape;
+  if (!broadcast_shape(args, shape)) return nb::object();
+  const auto dtype = static_cast<jitvec::DType>(u.warm_result[static_cast<std::size_t>(i)] - 1);
+  nb::object result = cupy_empty(dtype, shape, decider->device_id);
+  CupyData data;
+  if (!result.is_valid() || !cupy_data(result.ptr(), data)) return nb::object();
+  args.emplace_back(jitvec::out(jitvec::Array::wrap(reinterpret_cast<void*>(data.ptr), dtype, std::move(shape),
+                                                    {}, jitvec::Memory::device, data.device)));
+  return result;
 }
 
 // The keyword names call_ufunc takes, interned at import: a keyword is found by pointer first.
@@ -687,13 +733,18 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
                                  decider->info->lib == stream_library->lib;
   const jitvec::Target target = explicit_target ? *explicit_target : self.ufunc.default_target();
   const std::uint64_t key = call_key(call_args, target);
+  nb::object pooled;
+  if (!outs && nout == 1 && on_library_stream && decider->info->lib == Lib::cupy &&
+      settings().cupy_result == InteropSettings::CupyResult::pool) {
+    pooled = pooled_cupy_result(self, key, decider, call_args);
+  }
   const bool keep_gil = is_warm(self, key) && is_short(call_args, target);
   std::optional<nb::gil_scoped_release> release;
   if (!keep_gil) release.emplace();
   if (nout > 1) {  // a tuple of the outputs: out='s own objects, or the new arrays
     std::vector<jitvec::Array> results = self.ufunc.call_outputs(call_args.data(), call_args.size());
     release.reset();
-    remember_warm(self, key);
+    remember_warm(self, key, nullptr);
     nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(results.size())));
     for (std::size_t j = 0; j < results.size(); ++j) {
       nb::object item = outs ? nb::borrow(out_objects[j])
@@ -704,8 +755,9 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
   }
   jitvec::Array result = self.ufunc.call(call_args.data(), call_args.size());
   release.reset();
-  remember_warm(self, key);
+  remember_warm(self, key, outs ? nullptr : &result);
   if (outs) return nb::borrow(out_objects[0]);
+  if (pooled.is_valid()) return pooled;
   return wrap_result(std::move(result), stream, decider, on_library_stream);
 }
 
@@ -726,6 +778,7 @@ nb::object as_jitvec_array(nb::handle obj) {
     s = classify(keep.back().ptr(), 1, keep);
   }
   if (s.kind == Kind::jitvec_array) return nb::borrow(obj);
+  if (s.kind == Kind::cupy) s.kind = Kind::dlpack;  // an Array that owns a reference: DLPack
   if (s.kind == Kind::buffer && s.info->dlpack) {  // NumPy: a view through DLPack, owning a reference
     s.kind = Kind::dlpack;
     nb::tuple dev = nb::cast<nb::tuple>(obj.attr("__dlpack_device__")());
@@ -737,6 +790,25 @@ nb::object as_jitvec_array(nb::handle obj) {
   jitvec::Array a = import_array(s, stream, s.device ? s.info : nullptr, false, buffers, keep);
   if (s.kind == Kind::buffer) a = a.to_host();  // the view would outlive its buffer: copy
   return nb::cast(PyArray{std::move(a), stream});
+}
+
+nb::dict describe_import(nb::handle obj) {
+  static const char* const kinds[] = {"scalar", "jitvec_array", "buffer", "dlpack", "cai", "cupy"};
+  std::vector<nb::object> keep;
+  const Slot s = classify(obj.ptr(), 1, keep);
+  nb::dict d;
+  d["kind"] = kinds[static_cast<int>(s.kind)];
+  if (s.kind == Kind::scalar) return d;
+  const std::uintptr_t stream = s.device && s.info ? library_stream(s.info->lib, s.device_id) : 0;
+  Buffers buffers;
+  const jitvec::Array a = import_array(s, stream, s.device ? s.info : nullptr, false, buffers, keep);
+  d["data"] = reinterpret_cast<std::uintptr_t>(a.data());
+  d["dtype"] = numpy_dtype_name(a.dtype());
+  d["shape"] = nb::tuple(nb::cast(a.shape()));
+  d["strides"] = nb::tuple(nb::cast(a.strides()));
+  d["device"] = a.is_device() ? a.device() : -1;
+  d["stream"] = stream;
+  return d;
 }
 
 }  // namespace jitvec_py

@@ -39,6 +39,11 @@ PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexce
 /// Imports one object as an Array (for jitvec.from_dlpack / tests): as call_ufunc does.
 nanobind::object as_jitvec_array(nanobind::handle obj);
 
+/// What a call makes of one argument (for tests): {"kind": "cupy" | "dlpack" | "buffer" | ...,
+/// "data", "dtype", "shape", "strides" (in elements), "device" (-1: host), "stream" (the
+/// library's current stream it was imported on)}; {"kind": "scalar"} for a scalar.
+nanobind::dict describe_import(nanobind::handle obj);
+
 /// Caches NumPy's types; call once at module import.
 void init_call(nanobind::module_& m);
 

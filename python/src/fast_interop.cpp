@@ -1,8 +1,9 @@
 #include "fast_interop.hpp"
 
-#include <algorithm>
+#include <fmt/format.h>
+
+#include <array>
 #include <cstdint>
-#include <unordered_map>
 
 #include "py_array.hpp"
 
@@ -17,13 +18,35 @@ struct TorchEntries {
   bool looked = false, found = false;
   nb::object to_dlpack, from_dlpack;
 };
+
+// Interned attribute names and CuPy's constructors. `members`: cupy.ndarray and
+// cupy.cuda.MemoryPointer have the members cupy_data/cupy_borrow read (CuPy 9 to 14 do).
 struct CupyEntries {
-  bool looked = false, found = false;
-  nb::object ndarray, memory_pointer, unowned_memory, numpy_dtype;
-  std::unordered_map<int, nb::object> dtypes;  // jitvec dtype -> numpy.dtype
+  bool looked = false, found = false, members = false;
+  PyTypeObject* ndarray_type = nullptr;
+  nb::object ndarray, memory_pointer, unowned_memory, get_current_stream, get_device, numpy_dtype;
+  PyObject* data = nullptr;            // "data": the MemoryPointer
+  PyObject* ptr = nullptr;             // "ptr" (MemoryPointer, Stream)
+  PyObject* device_id = nullptr;       // "device_id" (MemoryPointer)
+  PyObject* dtype = nullptr;           // "dtype"
+  PyObject* shape = nullptr;           // "shape": a tuple
+  PyObject* strides = nullptr;         // "strides": a tuple, in bytes
+  PyObject* c_contiguous = nullptr;    // "_c_contiguous": CuPy's own flag; null if absent
+  PyObject* str = nullptr;             // "str" of a numpy.dtype: "<f4"
+  std::array<nb::object, 32> dtypes;   // jitvec dtype -> numpy.dtype, made on first use
+  // numpy.dtype objects seen (CuPy keeps NumPy's canonical ones: a handful) -> jitvec dtype.
+  // Held (a reference each), so an address is never reused by another dtype.
+  struct Known {
+    PyObject* object;
+    jitvec::DType dtype;
+  };
+  std::array<Known, 32> known{};
+  std::size_t known_count = 0;
 };
+
 TorchEntries* torch_entries = new TorchEntries;
 CupyEntries* cupy_entries = new CupyEntries;
+InteropSettings* interop = new InteropSettings;
 
 const TorchEntries& torch_lookup() {
   TorchEntries& e = *torch_entries;
@@ -41,26 +64,129 @@ const TorchEntries& torch_lookup() {
   return e;
 }
 
+// Whether the class has an attribute `name` (for CuPy's Cython classes, the getset descriptor
+// of a readonly field).
+bool has_descriptor(PyTypeObject* type, PyObject* name) {
+  const int found = PyObject_HasAttr(reinterpret_cast<PyObject*>(type), name);
+  PyErr_Clear();
+  return found == 1;
+}
+
 const CupyEntries& cupy_lookup() {
   CupyEntries& e = *cupy_entries;
-  if (!e.looked) {
-    e.looked = true;
-    try {
-      nb::module_ cupy = nb::module_::import_("cupy");
-      nb::module_ cuda = nb::module_::import_("cupy.cuda");
-      e.ndarray = nb::getattr(cupy, "ndarray", nb::none());
-      e.memory_pointer = nb::getattr(cuda, "MemoryPointer", nb::none());
-      e.unowned_memory = nb::getattr(cuda, "UnownedMemory", nb::none());
-      e.numpy_dtype = nb::module_::import_("numpy").attr("dtype");
-      e.found = !e.ndarray.is_none() && !e.memory_pointer.is_none() && !e.unowned_memory.is_none();
-    } catch (const nb::python_error&) {
-      e.found = false;
-    }
+  if (e.looked) return e;
+  e.looked = true;
+  try {
+    nb::module_ cupy = nb::module_::import_("cupy");
+    nb::module_ cuda = nb::module_::import_("cupy.cuda");
+    e.ndarray = nb::getattr(cupy, "ndarray", nb::none());
+    e.memory_pointer = nb::getattr(cuda, "MemoryPointer", nb::none());
+    e.unowned_memory = nb::getattr(cuda, "UnownedMemory", nb::none());
+    e.get_current_stream = nb::getattr(cuda, "get_current_stream", nb::none());
+    nb::object runtime = nb::getattr(cuda, "runtime", nb::none());
+    e.get_device = runtime.is_none() ? nb::none() : nb::getattr(runtime, "getDevice", nb::none());
+    e.numpy_dtype = nb::module_::import_("numpy").attr("dtype");
+    e.found = !e.ndarray.is_none() && !e.memory_pointer.is_none() && !e.unowned_memory.is_none() &&
+              !e.get_current_stream.is_none() && PyType_Check(e.ndarray.ptr());
+  } catch (const nb::python_error&) {
+    e.found = false;
   }
+  if (!e.found) return e;
+  e.ndarray_type = reinterpret_cast<PyTypeObject*>(e.ndarray.ptr());
+  e.data = PyUnicode_InternFromString("data");
+  e.ptr = PyUnicode_InternFromString("ptr");
+  e.device_id = PyUnicode_InternFromString("device_id");
+  e.dtype = PyUnicode_InternFromString("dtype");
+  e.shape = PyUnicode_InternFromString("shape");
+  e.strides = PyUnicode_InternFromString("strides");
+  e.str = PyUnicode_InternFromString("str");
+  PyObject* c_contiguous = PyUnicode_InternFromString("_c_contiguous");
+  auto* pointer_type = reinterpret_cast<PyTypeObject*>(e.memory_pointer.ptr());
+  e.members = PyType_Check(e.memory_pointer.ptr()) && has_descriptor(e.ndarray_type, e.data) &&
+              has_descriptor(e.ndarray_type, e.dtype) && has_descriptor(e.ndarray_type, e.shape) &&
+              has_descriptor(e.ndarray_type, e.strides) && has_descriptor(pointer_type, e.ptr) &&
+              has_descriptor(pointer_type, e.device_id);
+  e.c_contiguous = has_descriptor(e.ndarray_type, c_contiguous) ? c_contiguous : nullptr;
   return e;
 }
 
+// A numpy.dtype object as a jitvec dtype; false for those jitvec reads only through DLPack
+// (bfloat16 and other extension types, structured, big-endian).
+bool jitvec_dtype(CupyEntries& e, PyObject* dtype, jitvec::DType& out) {
+  for (std::size_t i = 0; i < e.known_count; ++i) {
+    if (e.known[i].object == dtype) {
+      out = e.known[i].dtype;
+      return true;
+    }
+  }
+  nb::object str = nb::steal(PyObject_GetAttr(dtype, e.str));
+  if (!str.is_valid()) throw nb::python_error();
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_Check(str.ptr()) ? PyUnicode_AsUTF8AndSize(str.ptr(), &length) : nullptr;
+  if (!text) {
+    PyErr_Clear();
+    return false;
+  }
+  const std::optional<jitvec::DType> t = dtype_of_typestr(std::string_view(text, static_cast<std::size_t>(length)));
+  if (!t) return false;
+  if (e.known_count < e.known.size()) {
+    Py_INCREF(dtype);
+    e.known[e.known_count++] = {dtype, *t};
+  }
+  out = *t;
+  return true;
+}
+
+// Element counts from a tuple of ints (shape) or of byte counts divided by `item` (strides).
+jitvec::Shape tuple_values(PyObject* tuple, std::int64_t item, const char* what) {
+  if (!PyTuple_Check(tuple)) {
+    throw jitvec::ArgumentError(fmt::format("cupy.ndarray.{} is not a tuple", what));
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+  jitvec::Shape values(static_cast<std::size_t>(n));
+  for (Py_ssize_t d = 0; d < n; ++d) {
+    const long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, d));
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (v % item != 0) {
+      throw jitvec::ArgumentError(
+          fmt::format("stride of {} bytes is not a multiple of the item size {}", v, item));
+    }
+    values[static_cast<std::size_t>(d)] = v / item;
+  }
+  return values;
+}
+
+PyObject* call1(PyObject* f, PyObject* a) {
+  PyObject* args[] = {nullptr, a};
+  return PyObject_Vectorcall(f, args + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+}
+
+const nb::object& numpy_dtype_object(CupyEntries& e, jitvec::DType t) {
+  nb::object& d = e.dtypes[static_cast<std::size_t>(t) % e.dtypes.size()];
+  if (!d.is_valid()) d = e.numpy_dtype(numpy_dtype_name(t));
+  return d;
+}
+
+nb::object shape_tuple(const jitvec::Shape& shape) {
+  nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(shape.size())));
+  if (!t.is_valid()) throw nb::python_error();
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    PyObject* v = PyLong_FromLongLong(shape[d]);
+    if (!v) throw nb::python_error();
+    PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(d), v);
+  }
+  return t;
+}
+
+constexpr const char* kOwnerCapsule = "jitvec.array_owner";
+
+void destroy_owner(PyObject* capsule) {
+  delete static_cast<jitvec::Array*>(PyCapsule_GetPointer(capsule, kOwnerCapsule));
+}
+
 }  // namespace
+
+InteropSettings& settings() { return *interop; }
 
 TorchPlace torch_place(nb::handle tensor) {
   TorchPlace p;
@@ -81,28 +207,111 @@ nb::object torch_tensor(const jitvec::Array& array) {
   return e.from_dlpack(make_capsule(array, false));
 }
 
-nb::object cupy_ndarray(nb::handle owner, const jitvec::Array& array) {
+bool is_cupy_ndarray(PyTypeObject* type) {
+  const CupyEntries& e = cupy_lookup();
+  return e.found && e.members && type == e.ndarray_type;
+}
+
+bool cupy_data(PyObject* x, CupyData& data) {
+  const CupyEntries& e = *cupy_entries;
+  nb::object pointer = nb::steal(PyObject_GetAttr(x, e.data));
+  nb::object ptr, device;
+  if (pointer.is_valid()) ptr = nb::steal(PyObject_GetAttr(pointer.ptr(), e.ptr));
+  if (ptr.is_valid()) device = nb::steal(PyObject_GetAttr(pointer.ptr(), e.device_id));
+  if (device.is_valid()) {
+    data.ptr = reinterpret_cast<std::uintptr_t>(PyLong_AsVoidPtr(ptr.ptr()));
+    data.device = static_cast<int>(PyLong_AsLong(device.ptr()));
+  }
+  if (!device.is_valid() || PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+std::optional<jitvec::Array> cupy_borrow(PyObject* x, const CupyData& data) {
+  CupyEntries& e = *cupy_entries;
+  nb::object dtype_object = nb::steal(PyObject_GetAttr(x, e.dtype));
+  if (!dtype_object.is_valid()) throw nb::python_error();
+  jitvec::DType dtype;
+  if (!jitvec_dtype(e, dtype_object.ptr(), dtype)) return std::nullopt;
+  nb::object shape_object = nb::steal(PyObject_GetAttr(x, e.shape));
+  if (!shape_object.is_valid()) throw nb::python_error();
+  jitvec::Shape shape = tuple_values(shape_object.ptr(), 1, "shape");
+  bool contiguous = false;
+  if (e.c_contiguous) {
+    nb::object flag = nb::steal(PyObject_GetAttr(x, e.c_contiguous));
+    if (!flag.is_valid()) throw nb::python_error();
+    contiguous = flag.ptr() == Py_True;
+  }
+  jitvec::Strides strides;  // empty: C-contiguous
+  if (!contiguous) {
+    nb::object strides_object = nb::steal(PyObject_GetAttr(x, e.strides));
+    if (!strides_object.is_valid()) throw nb::python_error();
+    strides = tuple_values(strides_object.ptr(), static_cast<std::int64_t>(jitvec::dtype_size(dtype)), "strides");
+  }
+  return jitvec::Array::wrap(reinterpret_cast<void*>(data.ptr), dtype, std::move(shape), std::move(strides),
+                             jitvec::Memory::device, data.device);
+}
+
+std::uintptr_t cupy_current_stream(int device) {
+  const CupyEntries& e = cupy_lookup();
+  if (!e.found) throw jitvec::Error("internal: cupy_current_stream without CuPy");
+  nb::object index = nb::steal(PyLong_FromLong(device));
+  nb::object stream = nb::steal(call1(e.get_current_stream.ptr(), index.ptr()));
+  if (!stream.is_valid()) throw nb::python_error();
+  nb::object ptr = nb::steal(PyObject_GetAttr(stream.ptr(), e.ptr));
+  if (!ptr.is_valid()) throw nb::python_error();
+  void* handle = PyLong_AsVoidPtr(ptr.ptr());
+  if (!handle && PyErr_Occurred()) throw nb::python_error();
+  return reinterpret_cast<std::uintptr_t>(handle);
+}
+
+nb::object cupy_ndarray(jitvec::Array& array) {
   CupyEntries& e = *cupy_entries;
   if (!cupy_lookup().found || !array.is_device() || array.size() == 0) return nb::object();
   const auto item = static_cast<std::int64_t>(jitvec::dtype_size(array.dtype()));
+  const bool contiguous = array.is_contiguous();
   // The bytes the view spans, from its lowest to its highest element (strides may be negative).
   std::int64_t low = 0, high = 0;
-  const int nd = array.ndim();
-  nb::object shape = nb::steal(PyTuple_New(nd));
-  nb::object strides = nb::steal(PyTuple_New(nd));
-  for (int d = 0; d < nd; ++d) {
-    const std::int64_t extent = array.shape()[d], step = array.strides()[d] * item;
-    if (extent > 0) (step < 0 ? low : high) += (extent - 1) * step;
-    PyTuple_SET_ITEM(shape.ptr(), d, PyLong_FromLongLong(extent));
-    PyTuple_SET_ITEM(strides.ptr(), d, PyLong_FromLongLong(step));
+  nb::object strides;
+  if (!contiguous) {
+    const int nd = array.ndim();
+    strides = nb::steal(PyTuple_New(nd));
+    for (int d = 0; d < nd; ++d) {
+      const std::int64_t extent = array.shape()[d], step = array.strides()[d] * item;
+      if (extent > 0) (step < 0 ? low : high) += (extent - 1) * step;
+      PyTuple_SET_ITEM(strides.ptr(), d, PyLong_FromLongLong(step));
+    }
+  } else {
+    high = (array.size() - 1) * item;
   }
+  nb::object shape = shape_tuple(array.shape());
+  const nb::object& dtype = numpy_dtype_object(e, array.dtype());
   const auto data = reinterpret_cast<std::uintptr_t>(array.data());
   const std::int64_t span = high - low + item;
-  auto& dtype = e.dtypes[static_cast<int>(array.dtype())];
-  if (!dtype.is_valid()) dtype = e.numpy_dtype(numpy_dtype_name(array.dtype()));
-  nb::object memory = e.unowned_memory(data + low, span, owner, array.device());
+  const int device = array.device();
+  // The owner: a capsule holding the Array (its memory returns to jitvec's allocator when CuPy
+  // drops the last view of it).
+  auto* held = new jitvec::Array(std::move(array));
+  nb::object owner = nb::steal(PyCapsule_New(held, kOwnerCapsule, &destroy_owner));
+  if (!owner.is_valid()) {
+    array = std::move(*held);
+    delete held;
+    throw nb::python_error();
+  }
+  nb::object memory = e.unowned_memory(data + low, span, owner, device);
   nb::object pointer = e.memory_pointer(memory, -low);
-  return e.ndarray(shape, dtype, pointer, strides);
+  return contiguous ? e.ndarray(shape, dtype, pointer) : e.ndarray(shape, dtype, pointer, strides);
+}
+
+nb::object cupy_empty(jitvec::DType dtype, const jitvec::Shape& shape, int device) {
+  CupyEntries& e = *cupy_entries;
+  if (!cupy_lookup().found || e.get_device.is_none()) return nb::object();
+  nb::object current = nb::steal(PyObject_CallNoArgs(e.get_device.ptr()));
+  if (!current.is_valid()) throw nb::python_error();
+  if (PyLong_AsLong(current.ptr()) != device) return nb::object();
+  return e.ndarray(shape_tuple(shape), numpy_dtype_object(e, dtype));
 }
 
 }  // namespace jitvec_py

@@ -1,25 +1,50 @@
 // python/src/fast_interop.hpp: the quick ways in and out of PyTorch and CuPy on the call path.
 //
 // The DLPack protocol's Python-level entry points cost microseconds per array; each library
-// also has a direct one that skips the protocol's stream handshake. Measured on the H200 for
-// 1024 float32 (bench/NOTES.md, "Python per-call cost"):
+// also has a direct way that skips the protocol. Measured on the H200 for 1024 float32
+// (bench/NOTES.md, "Python per-call cost" and "Session 6: Python per call"):
 //   torch: t.__dlpack__() 2.4 us, torch.from_dlpack() 5.4 us, the tensor's __dlpack_device__
 //          about 1 us; torch._C._to_dlpack 0.27 us, torch._C._from_dlpack 0.67 us,
 //          t.get_device() 0.1 us.
-//   CuPy:  cupy.from_dlpack(jitvec.Array) 4.6 us; cupy.ndarray over cupy.cuda.UnownedMemory
-//          1.4 us.
-// The handshake (the consumer's stream waits for the producer's) is only skipped where it has
-// nothing to do: the call runs on the library's own current stream, so the library's later
-// work is ordered after jitvec's by the stream itself. Every other case, and a library that
-// lacks an entry point (checked once), takes the protocol as before: these functions then
-// return an invalid object and the caller falls back.
+//   CuPy:  x.__dlpack_device__() + x.__dlpack__(stream=) + the capsule's import and release
+//          about 2 us; cupy.from_dlpack(jitvec.Array) 4.6 us; cupy.ndarray over
+//          cupy.cuda.UnownedMemory 1.4 us.
+//
+// CuPy in: an argument whose type is exactly cupy.ndarray is read through the members CuPy's
+// Cython class exposes (data -> MemoryPointer .ptr/.device_id, dtype, shape, _c_contiguous,
+// strides only when not contiguous), with the attribute names interned once; the Array borrows
+// the memory for the call (the call's argument tuple keeps the array alive, as it does for NumPy
+// buffers). Where the call's stream is not CuPy's current stream the call orders itself after
+// it (what __dlpack__(stream=) would do). Subclasses, other versions without these members and
+// dtypes jitvec takes only through DLPack use the protocol.
+// CuPy out: the result is wrapped as cupy.ndarray(shape, dtype, MemoryPointer(UnownedMemory(
+// ptr, size, owner, device))) without strides (results are C-contiguous), the owner a capsule
+// holding the Array; or (settings().cupy_result == pool, an experiment) allocated from CuPy's
+// own memory pool before the call, which then runs as out=.
+// torch: a "dltensor" capsule through torch._C._to_dlpack and results through _from_dlpack
+// where the call runs on torch's current stream (no handshake needed), the protocol elsewhere.
+//
+// Every function returns "no" (false, std::nullopt or an invalid object) when the fast way does
+// not apply, and the caller falls back to the protocol.
 #pragma once
 
 #include <nanobind/nanobind.h>
 
+#include <cstdint>
+#include <optional>
+
 #include <jitvec/array.hpp>
 
 namespace jitvec_py {
+
+/// Which fast paths the call uses (bench/python_dispatch.py and the tests switch them through
+/// _jitvec._set_interop; the defaults are what users get).
+struct InteropSettings {
+  bool cupy_members = true;  // read cupy.ndarray's members (false: __dlpack__)
+  enum class CupyResult : std::uint8_t { wrap, pool, protocol };
+  CupyResult cupy_result = CupyResult::wrap;
+};
+InteropSettings& settings();
 
 /// Where a torch.Tensor lives, without __dlpack_device__: {is_cuda, device index}.
 struct TorchPlace {
@@ -35,8 +60,32 @@ nanobind::object torch_capsule(nanobind::handle tensor);
 /// A torch.Tensor sharing `array` (through torch._C._from_dlpack); invalid if unavailable.
 nanobind::object torch_tensor(const jitvec::Array& array);
 
-/// A cupy.ndarray viewing the device Array held by `owner` (a jitvec.Array object, which the
-/// CuPy array keeps alive); invalid if CuPy lacks the constructor pieces.
-nanobind::object cupy_ndarray(nanobind::handle owner, const jitvec::Array& array);
+/// Whether `type` is exactly cupy.ndarray and CuPy exposes the members read here (found once).
+bool is_cupy_ndarray(PyTypeObject* type);
+
+/// x.data.ptr and x.data.device_id of a cupy.ndarray (is_cupy_ndarray); false, with no Python
+/// error left, when they cannot be read.
+struct CupyData {
+  std::uintptr_t ptr = 0;
+  int device = 0;
+};
+bool cupy_data(PyObject* x, CupyData& data);
+
+/// The cupy.ndarray `x` as an Array borrowing its memory (the caller keeps `x` alive while the
+/// Array is used); std::nullopt when its dtype is one jitvec reads only through DLPack. Throws
+/// ArgumentError (without the argument's position) for strides that are not whole items.
+std::optional<jitvec::Array> cupy_borrow(PyObject* x, const CupyData& data);
+
+/// CuPy's current stream on `device` (cupy.cuda.get_current_stream(device).ptr).
+std::uintptr_t cupy_current_stream(int device);
+
+/// A cupy.ndarray viewing the device Array `array`, which it takes over (moved from only on
+/// success); invalid if CuPy lacks the constructor pieces.
+nanobind::object cupy_ndarray(jitvec::Array& array);
+
+/// A new C-contiguous cupy.ndarray of `dtype` and `shape` from CuPy's allocator (its memory
+/// pool, ordered on CuPy's current stream); invalid when `device` is not CuPy's current device
+/// or CuPy lacks the pieces.
+nanobind::object cupy_empty(jitvec::DType dtype, const jitvec::Shape& shape, int device);
 
 }  // namespace jitvec_py

@@ -15,6 +15,7 @@
 
 #include "call.hpp"
 #include "errors.hpp"
+#include "fast_interop.hpp"
 #include "py_array.hpp"
 #include "registry.hpp"
 
@@ -133,6 +134,24 @@ NB_MODULE(_jitvec, m) {
     const std::chrono::duration<double, std::micro> us = std::chrono::steady_clock::now() - t0;
     return us.count() / iterations;
   }, nb::arg("ufunc"), nb::arg("args"), nb::arg("out").none(), nb::arg("stream"), nb::arg("iterations"));
+  // For tests and bench/python_dispatch.py: what a call makes of one argument, and which fast
+  // paths calls take (fast_interop.hpp); returns the settings as they were.
+  m.def("_describe_import", &describe_import, nb::arg("obj"));
+  m.def("_set_interop", [](std::optional<bool> cupy_members, std::optional<std::string> cupy_result) {
+    InteropSettings& s = settings();
+    static const char* const results[] = {"wrap", "pool", "protocol"};
+    nb::dict before;
+    before["cupy_members"] = s.cupy_members;
+    before["cupy_result"] = results[static_cast<int>(s.cupy_result)];
+    if (cupy_members) s.cupy_members = *cupy_members;
+    if (cupy_result) {
+      int i = 0;
+      while (i < 3 && *cupy_result != results[i]) ++i;
+      if (i == 3) throw jitvec::ArgumentError(fmt::format("cupy_result='{}': it takes wrap, pool or protocol", *cupy_result));
+      s.cupy_result = static_cast<InteropSettings::CupyResult>(i);
+    }
+    return before;
+  }, nb::arg("cupy_members").none() = nb::none(), nb::arg("cupy_result").none() = nb::none());
   m.attr("__version__") = JITVEC_VERSION_STRING;
   init_call(m);
 }

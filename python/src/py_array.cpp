@@ -102,6 +102,40 @@ const char* numpy_dtype_name(jitvec::DType dtype) {
   return jitvec::dtype_name(dtype).data();  // "float32", "int16", ...: NumPy's names too
 }
 
+std::optional<jitvec::DType> dtype_of_typestr(std::string_view t) {
+  if (t.size() < 3 || (t[0] != '<' && t[0] != '|' && t[0] != '=')) return std::nullopt;
+  int size = 0;
+  for (char c : t.substr(2)) {
+    if (c < '0' || c > '9' || size > 64) return std::nullopt;
+    size = size * 10 + (c - '0');
+  }
+  switch (t[1]) {
+    case 'b': if (size == 1) return jitvec::DType::bool_; break;
+    case 'i':
+      if (size == 1) return jitvec::DType::int8;
+      if (size == 2) return jitvec::DType::int16;
+      if (size == 4) return jitvec::DType::int32;
+      if (size == 8) return jitvec::DType::int64;
+      break;
+    case 'u':
+      if (size == 1) return jitvec::DType::uint8;
+      if (size == 2) return jitvec::DType::uint16;
+      if (size == 4) return jitvec::DType::uint32;
+      if (size == 8) return jitvec::DType::uint64;
+      break;
+    case 'f':
+      if (size == 2) return jitvec::DType::float16;
+      if (size == 4) return jitvec::DType::float32;
+      if (size == 8) return jitvec::DType::float64;
+      break;
+    case 'c':
+      if (size == 8) return jitvec::DType::complex64;
+      if (size == 16) return jitvec::DType::complex128;
+      break;
+  }
+  return std::nullopt;
+}
+
 nb::object make_capsule(const jitvec::Array& array, bool versioned) {
   void* tensor = versioned ? static_cast<void*>(array.to_dlpack_versioned())
                            : static_cast<void*>(array.to_dlpack());

@@ -14,6 +14,8 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include <jitvec/array.hpp>
 
@@ -39,6 +41,10 @@ nanobind::object to_numpy(jitvec::Array&& array);
 
 /// "float32" for a dtype, as NumPy names it.
 const char* numpy_dtype_name(jitvec::DType dtype);
+
+/// The dtype of an array-interface typestr ("<f4", "|b1", "=i8"; NumPy's dtype.str);
+/// std::nullopt for big-endian, structured or unknown types.
+std::optional<jitvec::DType> dtype_of_typestr(std::string_view typestr);
 
 void register_array(nanobind::module_& m);
 

@@ -51,6 +51,9 @@ struct PyUfunc {
   /// Keys of calls that completed (call.cpp's GIL policy: such a call again, if short, cannot
   /// compile, so it keeps the GIL). Read and written with the GIL held.
   mutable std::array<std::uint64_t, 8> warm_calls{};
+  /// Beside each key, the dtype of the single result its allocating call gave, plus one (0:
+  /// none known): a CuPy result allocated before the call needs it (fast_interop's pool mode).
+  mutable std::array<std::uint8_t, 8> warm_result{};
   mutable unsigned warm_next = 0;
 };
 
