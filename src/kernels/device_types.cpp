@@ -237,18 +237,21 @@ namespace jitvec_types {
   // slow-path branch (which keeps ptxas from sharing one reciprocal between the elements of a
   // vector). The exact quotient of two halves is a half midpoint (then a float, reproduced
   // exactly) or more than 2 float ulps away from every midpoint (a - b m is a nonzero multiple of
-  // a's or b m's last bit), and q1 below is within 0.5 ulp plus 2^-20 ulp of the exact quotient
-  // (one fma correction of a quotient that a 1-ulp reciprocal gives to 3 ulps), so it rounds to
-  // the same half as the IEEE float quotient. Zeros, infinities and NaNs keep the quotient q0
-  // of the reciprocal, which IEEE's rules give exactly (the correction would make 0 * inf).
+  // a's or b m's last bit), and q0 + r e below is within 0.5 ulp plus 2^-20 ulp of the exact
+  // quotient (one fma correction of a quotient that a 1-ulp reciprocal gives to 3 ulps), so it
+  // rounds to the same half as the IEEE float quotient. The correction applies when the
+  // residual e is nonzero and not NaN (one compare, a predicated fma): e is NaN exactly when q0
+  // is infinite or NaN or b infinite (0 * inf), +0 when a is a zero (then q0 = +-0 with IEEE's
+  // sign, which the correction could turn to +0) and when q0 is already the exact quotient; in
+  // all those cases q0, the product by the reciprocal, is IEEE's result.
   JITVEC_FN __half arith_div(const __half& a, const __half& b) {
 #ifdef __CUDA_ARCH__
     const float fa = float(a), fb = float(b);
     float r;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fb));
     const float q0 = __fmul_rn(fa, r);
-    const float q1 = __fmaf_rn(r, __fmaf_rn(-fb, q0, fa), q0);
-    return __half(fabsf(q0) < __int_as_float(0x7f800000) && q0 != 0.0f ? q1 : q0);
+    const float e = __fmaf_rn(-fb, q0, fa);
+    return __half(fabsf(e) > 0.0f ? __fmaf_rn(r, e, q0) : q0);
 #else
     return __half(float(a) / float(b));
 #endif
@@ -303,7 +306,7 @@ namespace jitvec_types {
   JITVEC_FN bool isinf(const H& a) { return (a.__x & 0x7fffu) == INF; }                               \
   JITVEC_FN bool isfinite(const H& a) { return (a.__x & 0x7fffu) < INF; }                             \
   JITVEC_FN bool signbit(const H& a) { return (a.__x & 0x8000u) != 0; }                               \
-  JITVEC_SMALL_FLOAT_MATH1(H, sqrt) JITVEC_SMALL_FLOAT_MATH1(H, exp) JITVEC_SMALL_FLOAT_MATH1(H, exp2) \
+  JITVEC_SMALL_FLOAT_MATH1(H, sqrt) JITVEC_SMALL_FLOAT_MATH1(H, exp2)                                \
   JITVEC_SMALL_FLOAT_MATH1(H, expm1) JITVEC_SMALL_FLOAT_MATH1(H, log) JITVEC_SMALL_FLOAT_MATH1(H, log2) \
   JITVEC_SMALL_FLOAT_MATH1(H, log10) JITVEC_SMALL_FLOAT_MATH1(H, log1p) JITVEC_SMALL_FLOAT_MATH1(H, sin) \
   JITVEC_SMALL_FLOAT_MATH1(H, cos) JITVEC_SMALL_FLOAT_MATH1(H, tan) JITVEC_SMALL_FLOAT_MATH1(H, sinh) \
@@ -331,6 +334,27 @@ namespace jitvec_types {
   JITVEC_FN H hsqrt(const H& a) { return sqrt(a); }                                                   \
   JITVEC_FN H hsin(const H& a) { return sin(a); }                                                     \
   JITVEC_FN H hcos(const H& a) { return cos(a); }
+// exp of a half: NumPy's float32 expf rounded to half. On the GPU without expf's range
+// reduction (8 instructions): ex2.approx.ftz of the float product x * log2(e), then cvt.rn, as
+// CUDA's hexp computes it. A half has 65536 values, and this gives NumPy's bits (glibc's expf,
+// then one rounding) for every one but two, whose ex2 lies just under a half midpoint that the
+// exact value passes: those two inputs take the result up by 2^-20 of itself (then above the
+// midpoint, far below the next). tests/gpu/test_gpu_half.cpp checks every input against the
+// host; tests/unit/test_half_native.cpp checks the product's rounding against the exact value
+// and lists every input whose value lies as near a midpoint as ex2's error (bench/NOTES.md,
+// session 6). ex2 of a large negative product flushes to +0 (ftz), as the half result would.
+JITVEC_FN __half exp(const __half& a) {
+#ifdef __CUDA_ARCH__
+  const float f = jitvec_types::f16_to_f32(a.__x);
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(__fmul_rn(f, 1.44269502162933349609375f)));
+  if (f == -2.615234375f || f == -2.966796875f) y = __fmul_rn(y, 1.00000095367431640625f);  // 0xc13b, 0xc1ef
+  return jitvec_types::as_half(jitvec_types::f32_to_f16(y));
+#else
+  return __half(exp(float(a)));
+#endif
+}
+JITVEC_SMALL_FLOAT_MATH1(__nv_bfloat16, exp)
 JITVEC_SMALL_FLOAT(__half, 0x7c00u, 0x7c00u)
 JITVEC_SMALL_FLOAT(__nv_bfloat16, 0x7f80u, 0x7f80u)
 JITVEC_MIXED_OP(+) JITVEC_MIXED_OP(-) JITVEC_MIXED_OP(*) JITVEC_MIXED_OP(/)
@@ -449,6 +473,12 @@ constexpr std::string_view kTypesTail = R"types(#undef JITVEC_FN
 )types";
 
 }  // namespace
+
+TypesParts types_parts_needed(const std::vector<DType>& dtypes, std::string_view user_code) {
+  codegen::LoopSpec spec;
+  spec.inputs = dtypes;
+  return types_parts_needed(spec, user_code);
+}
 
 std::string types_prelude(TypesParts parts) {
   if (!parts.small_floats && !parts.complex) return {};

@@ -32,7 +32,8 @@
 //     computes them (division by Smith's method as NumPy's loops do; sqrt as C99 csqrt).
 // A double converts to half or bfloat16 with one rounding (through float rounded to odd).
 //
-// Which parts a module carries (types_parts_needed): the text is a head (a few traits) and two
+// Which parts a module carries (types_parts_needed; ufunc, at() and gufunc modules alike): the
+// text is a head (a few traits) and two
 // parts, `small_floats` (__half, __nv_bfloat16 and their functions) and `complex`
 // (jitvec::complex<T>). A GPU module carries a part when
 //   - one of its loop's dtypes (the signature's, or an array's storage dtype converted in the
@@ -51,6 +52,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "codegen/loop_spec.hpp"
 
@@ -68,6 +70,8 @@ struct TypesParts {
 /// The parts a module for `spec` whose user code (helpers and ufunc, as codegen::user_code
 /// writes them) is `user_code` needs, by the rule above.
 TypesParts types_parts_needed(const codegen::LoopSpec& spec, std::string_view user_code);
+/// The same for a module whose operands have `dtypes` (a gufunc's: every operand's type).
+TypesParts types_parts_needed(const std::vector<DType>& dtypes, std::string_view user_code);
 
 /// The head and the parts asked for, ending with a newline; empty when no part is.
 std::string types_prelude(TypesParts parts);

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "jitvec/errors.hpp"
+#include "kernels/device_types.hpp"
 #include "kernels/gufunc_views.hpp"
 #include "kernels/host_prelude.hpp"
 #include "kernels/kernel_abi.hpp"
@@ -387,7 +388,9 @@ std::string GufuncSpec::describe() const {
 std::string generate_gufunc_cuda_source(const codegen::UfuncSource& function,
                                         const std::vector<const codegen::HelperSource*>& helpers,
                                         const GufuncSpec& spec) {
-  return module_text(device_prelude(), function, helpers) + method_gpu_kernel(kernel_text(function, spec)) +
+  const std::string prelude = std::string(device_prelude()) +
+                              types_prelude(types_parts_needed(spec.types, codegen::user_code(function, helpers)));
+  return module_text(prelude, function, helpers) + method_gpu_kernel(kernel_text(function, spec)) +
          staged_kernel(function, spec, false);
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/ufunc_at.hpp"
 
+#include "kernels/device_types.hpp"
 #include "kernels/host_prelude.hpp"
 #include "kernels/kernel_abi.hpp"
 #include "kernels/kernel_text.hpp"
@@ -79,7 +80,9 @@ MethodKernelText kernel_text(const codegen::LoopSpec& spec) {
 std::string generate_at_cuda_source(const codegen::UfuncSource& ufunc,
                                     const std::vector<const codegen::HelperSource*>& helpers,
                                     const codegen::LoopSpec& spec) {
-  return module_text(device_prelude(), ufunc, helpers, spec, "__device__ __forceinline__") +
+  const std::string prelude = std::string(device_prelude()) +
+                              types_prelude(types_parts_needed(spec, codegen::user_code(ufunc, helpers)));
+  return module_text(prelude, ufunc, helpers, spec, "__device__ __forceinline__") +
          method_gpu_kernel(kernel_text(spec));
 }
 

@@ -6,6 +6,11 @@
 //     comparisons: the native result against float32's IEEE operation rounded by cvt.rn (the
 //     float comparison), both computed on the GPU in one kernel; the mismatches are counted on
 //     the GPU (outer, then reduce);
+//   - exp of every one of the 65536 bit patterns, float16 and bfloat16, against NumPy's float32
+//     expf rounded once (the host's, as the cpu target computes it): float16's ex2 formula with
+//     its two corrected inputs (device_types.cpp) gives the same bits for all of them (bound: 0
+//     mismatches; the message lists every input that differs, with both results); bfloat16's
+//     (the GPU's expf, then one rounding) at most 1 bfloat16 ulp, the count in the output;
 //   - random pairs (subnormals, infinities, NaNs among them) through + - * /, a chain with an
 //     integer operand and the comparisons, on the cuda target against the cpu target (the host
 //     prelude's integer rounding), bit for bit; NaNs need only be NaNs on both, as NumPy
@@ -14,8 +19,11 @@
 // result rounded once and that the division's algorithm rounds correctly.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "catch.hpp"
@@ -69,6 +77,7 @@ Engine& half_engine() {
     e->vectorize("h2_div", sigs, "template <class T> T h2_div(T a, T b) { return a / b; }");
     e->vectorize("h2_chain", sigs,
                  "template <class T> T h2_chain(T a, T b) { T r = a * b - a / b + 1; r *= b; return r - 2 * a; }");
+    e->vectorize("h2_exp", {"float16(float16)", "bfloat16(bfloat16)"}, "template <class T> T h2_exp(T a) { return exp(a); }");
     e->vectorize("h2_select", sigs,
                  "template <class T> T h2_select(T a, T b) {\n"
                  "  return T((a < b) + 2 * (a <= b) + 4 * (a > b) + 8 * (a >= b) + 16 * (a == b) + 32 * (a != b)); }");
@@ -148,4 +157,76 @@ TEST_CASE("GPU native float16/bfloat16 arithmetic equals the cpu target's bit fo
       CHECK(differ == 0);
     }
   }
+}
+
+namespace {
+
+// The distance in units in the last place between two same-signed 2-byte values (their bit
+// patterns are ordered like the values); a large number for anything else.
+int ulps_apart(std::uint16_t a, std::uint16_t b) {
+  if ((a ^ b) & 0x8000u) return a == b ? 0 : 1 << 16;
+  return a > b ? a - b : b - a;
+}
+
+// exp of every float16 and bfloat16 bit pattern on `target` against the cpu target, which
+// computes NumPy's way: the host's float32 expf (glibc's, or libmvec's where GCC vectorizes the
+// loop: 4 ulp), rounded once. The cpu target is itself checked against glibc's scalar expf
+// rounded: the same bits for float16, within 1 ulp for bfloat16 (libmvec).
+void check_exp_every_input(Target target) {
+  Ufunc f = half_engine().ufunc("h2_exp");
+  for (const DType type : {DType::float16, DType::bfloat16}) {
+    const bool half = type == DType::float16;
+    CAPTURE(std::string(dtype_name(type)), std::string(target_name(target)));
+    Array x = Array::empty(type, {0x10000});
+    auto* bits = static_cast<std::uint16_t*>(x.data());
+    for (std::uint32_t i = 0; i < 0x10000; ++i) bits[i] = static_cast<std::uint16_t>(i);
+    const Array on_target =
+        target == Target::cuda ? f(x.to_device(), jitvec::target(target)).to_host() : f(x, jitvec::target(target));
+    const Array on_cpu = f(x, jitvec::target(Target::cpu));
+    const auto* g = static_cast<const std::uint16_t*>(on_target.data());
+    const auto* c = static_cast<const std::uint16_t*>(on_cpu.data());
+    struct Differences {
+      std::size_t count = 0;
+      int worst = 0;
+      std::string list;  // the first 64
+    } cpu, other;
+    const auto note = [&](Differences& d, std::uint32_t i, float v, std::uint16_t got, std::uint16_t want) {
+      if (got == want || (is_nan16(got, half) && is_nan16(want, half))) return;
+      d.worst = std::max(d.worst, ulps_apart(got, want));
+      if (++d.count <= 64) {
+        d.list += fmt::format(" {:#06x} ({:g}): {:#06x}, expected {:#06x} ({:+d} ulp);", i, v, got, want,
+                              static_cast<int>(got) - static_cast<int>(want));
+      }
+    };
+    for (std::uint32_t i = 0; i < 0x10000; ++i) {
+      const float v = half ? jitvec::detail::half_bits_to_float(static_cast<std::uint16_t>(i))
+                           : jitvec::detail::bfloat16_bits_to_float(static_cast<std::uint16_t>(i));
+      const std::uint16_t scalar = half ? jitvec::detail::float_to_half_bits(std::exp(v))
+                                        : jitvec::detail::float_to_bfloat16_bits(std::exp(v));
+      note(cpu, i, v, c[i], scalar);
+      note(other, i, v, g[i], c[i]);
+    }
+    INFO("cpu target against glibc's scalar expf rounded, " << cpu.count << " differ:" << cpu.list);
+    CHECK(cpu.worst <= (half ? 0 : 1));
+    INFO(target_name(target) << " target against the cpu target, " << other.count << " of 65536 differ (largest "
+                             << other.worst << " ulp):" << other.list);
+    if (half || target != Target::cuda) {
+      CHECK(other.count == 0);  // the bound: the cpu target's bits for every input
+    } else {
+      CHECK(other.worst <= 1);  // the GPU's expf and the host's differ by a few float ulps before the rounding
+      WARN("bfloat16 exp on the GPU: " << other.count << " of 65536 inputs 1 ulp from the cpu target:" << other.list);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GPU float16 exp: every one of the 65536 inputs gives NumPy's bits; bfloat16 within 1 ulp",
+          "[gpu][dtype][half_native][half_exp]") {
+  if (!jitvec_test::gpu_usable()) JITVEC_SKIP(jitvec_test::gpu_skip_reason());
+  check_exp_every_input(Target::cuda);
+}
+
+TEST_CASE("parallel target float16/bfloat16 exp: every input gives NumPy's bits", "[dtype][half_native][half_exp]") {
+  check_exp_every_input(Target::parallel);
 }
