@@ -7,15 +7,15 @@ Systems:
           cupy-rk       a cupy.ReductionKernel with the same user function as jitvec's bench_sum
                         (map 'x', reduce 'a + b', identity 0)
           torch         torch.sum(x, dim=..., out=out)
-  accumulate_f32:
-          cupy          cupy.cumsum(x, out=out)
+  accumulate_f32, accumulate_axis0_f32:
+          cupy          cupy.cumsum(x, axis=0, out=out)
           torch         torch.cumsum(x, 0, out=out)
 PyTorch systems are skipped with an error record where torch does not import.
 
 Cases (bench_reduce.hpp's names and sizes): 2^28 float32 summed over every axis (ideal: read
 once), a (2^14, 2^14) float32 matrix summed along axis 1 and axis 0 (ideal: read once plus the
-output), and the cumulative sum of 2^28 float32 (ideal: read and written once); 2^20 and (2^10,
-2^10) with --quick. Inputs are uniform in [0, 1). Each is timed with CUDA events (median of 30
+output), the cumulative sum of 2^28 float32 and of a (2^14, 2^14) float32 matrix along axis 0
+(ideal: read and written once); 2^20 and (2^10, 2^10) with --quick. Inputs are uniform in [0, 1). Each is timed with CUDA events (median of 30
 after 3 warm-up calls), compared with a device-to-device copy of the same bytes measured in this
 run, and checked against NumPy float64 sums after the output is poisoned with NaN, within the
 bounds bench_reduce.cpp uses. A system that fails is recorded as an error record and the rest
@@ -106,20 +106,25 @@ def reduce_case(cp, gpu, case, shape, axis, seed, records):
     run_systems(cp, gpu, case, n, nbytes, systems, out, check, records)
 
 
-def accumulate_case(cp, gpu, n, seed, records):
-    rng = np.random.default_rng(seed + 4)
-    x_host = rng.random(n, dtype=np.float32)
+def accumulate_case(cp, gpu, case, shape, seed, records):
+    """The cumulative sum along axis 0 of a 1-d (accumulate_f32) or 2-d (accumulate_axis0_f32)
+    float32 array, checked against NumPy's float64 cumsum within (length / 4096 + 24) roundings
+    for 1-d (a scan over tiles of 4096) and (length + 24) for the columns (any order whose chain
+    of roundings is at most the axis long)."""
+    rng = np.random.default_rng(seed + 4 if len(shape) == 1 else seed + 5)
+    x_host = rng.random(shape, dtype=np.float32)
     x = cp.asarray(x_host)
-    out = cp.empty(n, dtype=cp.float32)
-    prefix = np.cumsum(x_host.astype(np.float64))
-    bound = (n / 4096 + 24) * 2.0 ** -24
-    check = lambda: peers.check_output(cp, out, n, lambda idx: prefix[idx], (bound, 0.0))
+    out = cp.empty(shape, dtype=cp.float32)
+    n = int(np.prod(shape))
+    prefix = np.cumsum(x_host.astype(np.float64), axis=0).ravel()
+    bound = ((shape[0] / 4096 if len(shape) == 1 else shape[0]) + 24) * 2.0 ** -24
+    check = lambda: peers.check_output(cp, out.reshape(-1), n, lambda idx: prefix[idx], (bound, 0.0))
     systems = [
-        ("cupy", "cupy.cumsum(x, out=out)", lambda: (lambda: cp.cumsum(x, out=out))),
+        ("cupy", "cupy.cumsum(x, axis=0, out=out)", lambda: (lambda: cp.cumsum(x, axis=0, out=out))),
         ("torch", "torch.cumsum(x, 0, out=out)",
          lambda: (lambda xt, ot: (lambda: __import__("torch").cumsum(xt, 0, out=ot)))(*torch_views(x, out))),
     ]
-    run_systems(cp, gpu, "accumulate_f32", n, 8.0 * n, systems, out, check, records)
+    run_systems(cp, gpu, case, n, 8.0 * n, systems, out, check, records)
 
 
 def main():
@@ -146,7 +151,8 @@ def main():
         for case in (lambda: reduce_case(cp, gpu, "reduce_sum_all_f32", (n,), None, args.seed, records),
                      lambda: reduce_case(cp, gpu, "reduce_rows_f32", (side, side), 1, args.seed + 1, records),
                      lambda: reduce_case(cp, gpu, "reduce_cols_f32", (side, side), 0, args.seed + 2, records),
-                     lambda: accumulate_case(cp, gpu, n, args.seed, records)):
+                     lambda: accumulate_case(cp, gpu, "accumulate_f32", (n,), args.seed, records),
+                     lambda: accumulate_case(cp, gpu, "accumulate_axis0_f32", (side, side), args.seed, records)):
             try:
                 case()
             except Exception as exc:  # keep what was measured
