@@ -86,9 +86,16 @@ template <class Call> double ns_per_call(Call&& call, int batches = 31, int call
 
 }  // namespace
 
+// One call of a mode, the result's destruction included: the function to name in callgrind's
+// --toggle-collect=dispatch_profile_call (instructions of the calls alone, no start-up).
+extern "C" __attribute__((noinline)) void dispatch_profile_call(const std::function<void()>& mode) {
+  mode();
+}
+
 // With arguments `MODE CALLS` (MODE 0-3, the lines above in order) it makes only CALLS calls of
 // that mode and prints nothing: `perf stat -e instructions:u` of CALLS=200000 minus CALLS=0,
-// divided by 200000, is the instructions a call, which a loaded machine does not blur.
+// divided by 200000, is the instructions a call, which a loaded machine does not blur; or
+// `valgrind --tool=callgrind --toggle-collect=dispatch_profile_call` of it, per function.
 int main(int argc, char** argv) {
   using namespace jitvec;
   Engine engine;
@@ -111,7 +118,7 @@ __device__ float gaussian_pdf(float x, float mean, float sigma) {
   for (const auto& mode : modes) mode();  // compiled (or read from the cache) and loaded
   if (argc == 3) {
     const auto& mode = modes[std::atoi(argv[1]) & 3];
-    for (long i = 0, n = std::atol(argv[2]); i < n; ++i) mode();
+    for (long i = 0, n = std::atol(argv[2]); i < n; ++i) dispatch_profile_call(mode);
   } else {
     for (int m = 0; m < 4; ++m) {
       constexpr int kCounted = 1000;

@@ -11,9 +11,8 @@ BlockCache::BlockCache(int device_count)
 
 std::size_t BlockCache::block_size(std::size_t bytes) {
   if (bytes > kMaxBlockBytes) return 0;
-  std::size_t size = kMinBlockBytes;
-  while (size < bytes) size *= 2;
-  return size;
+  if (bytes <= kMinBlockBytes) return kMinBlockBytes;
+  return std::size_t{1} << (64 - __builtin_clzll(static_cast<unsigned long long>(bytes - 1)));
 }
 
 BlockCache::FreeList* BlockCache::find(DeviceCache& cache, CUstream stream,
@@ -27,7 +26,7 @@ BlockCache::FreeList* BlockCache::find(DeviceCache& cache, CUstream stream,
 void* BlockCache::take(int device, CUstream stream, std::size_t block_bytes) {
   if (device < 0 || device >= device_count_) return nullptr;
   DeviceCache& cache = devices_[static_cast<std::size_t>(device)];
-  std::lock_guard<std::mutex> lock(cache.mutex);
+  std::lock_guard<SpinLock> lock(cache.mutex);
   FreeList* list = find(cache, stream, block_bytes);
   if (!list || list->blocks.empty()) return nullptr;
   void* pointer = list->blocks.back();
@@ -39,7 +38,7 @@ void* BlockCache::take(int device, CUstream stream, std::size_t block_bytes) {
 bool BlockCache::keep(int device, CUstream stream, void* pointer, std::size_t block_bytes) {
   if (device < 0 || device >= device_count_) return false;
   DeviceCache& cache = devices_[static_cast<std::size_t>(device)];
-  std::lock_guard<std::mutex> lock(cache.mutex);
+  std::lock_guard<SpinLock> lock(cache.mutex);
   if (cache.bytes + block_bytes > kMaxCachedBytesPerDevice) return false;
   FreeList* list = find(cache, stream, block_bytes);
   if (!list) {
@@ -55,7 +54,7 @@ std::vector<BlockCache::Block> BlockCache::drain(int device, std::optional<CUstr
   std::vector<Block> drained;
   if (device < 0 || device >= device_count_) return drained;
   DeviceCache& cache = devices_[static_cast<std::size_t>(device)];
-  std::lock_guard<std::mutex> lock(cache.mutex);
+  std::lock_guard<SpinLock> lock(cache.mutex);
   for (FreeList& list : cache.lists) {
     if (stream && list.stream != *stream) continue;
     for (void* pointer : list.blocks) drained.push_back(Block{pointer, list.block_bytes, list.stream});
@@ -68,7 +67,7 @@ std::vector<BlockCache::Block> BlockCache::drain(int device, std::optional<CUstr
 std::size_t BlockCache::cached_bytes(int device) const {
   if (device < 0 || device >= device_count_) return 0;
   const DeviceCache& cache = devices_[static_cast<std::size_t>(device)];
-  std::lock_guard<std::mutex> lock(cache.mutex);
+  std::lock_guard<SpinLock> lock(cache.mutex);
   return cache.bytes;
 }
 

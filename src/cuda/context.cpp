@@ -62,6 +62,11 @@ void warm_up_pool(const Driver& d, const DeviceInfo& device, CUcontext context) 
   d.ctxPopCurrent(&popped);
 }
 
+// The contexts known so far, by device, for a look-up without a guard variable or the device
+// count (constant-initialized; devices past these take the slot's path every time).
+constexpr int kKnownDevices = 64;
+std::atomic<CUcontext> known_contexts[kKnownDevices] = {};
+
 // The context this thread last saw current (null: unknown). One thread_local read per guard;
 // worth it against a driver call.
 thread_local CUcontext seen_current = nullptr;
@@ -70,10 +75,8 @@ thread_local CUcontext seen_current = nullptr;
 
 CUcontext primary_context(int device) {
   // Every call of a ufunc asks (ContextGuard): once the context is known, one load answers.
-  if (device >= 0 && device < device_count()) {
-    if (CUcontext known = primary_context_slot(device).context.load(std::memory_order_acquire)) {
-      return known;
-    }
+  if (static_cast<unsigned>(device) < static_cast<unsigned>(kKnownDevices)) {
+    if (CUcontext known = known_contexts[device].load(std::memory_order_acquire)) return known;
   }
   const DeviceInfo& info = device_info(device);  // throws for a missing driver or device
   PrimaryContext& slot = primary_context_slot(device);
@@ -85,7 +88,9 @@ CUcontext primary_context(int device) {
     warm_up_pool(d, info, context);
     slot.context.store(context, std::memory_order_release);
   });
-  return slot.context.load(std::memory_order_acquire);
+  const CUcontext context = slot.context.load(std::memory_order_acquire);
+  if (device < kKnownDevices) known_contexts[device].store(context, std::memory_order_release);
+  return context;
 }
 
 void forget_current_context() noexcept { seen_current = nullptr; }

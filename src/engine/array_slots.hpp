@@ -24,8 +24,9 @@ template <int N> class ArraySlots {
   ArraySlots(const ArraySlots&) = delete;
   ArraySlots& operator=(const ArraySlots&) = delete;
   ~ArraySlots() {
-    for (int i = 0; used_ != 0 && i < N; ++i) {
-      if (has(i)) slot(i)->~Array();
+    // Only the slots in use, lowest first (scanning all N cost a call 600 instructions).
+    for (std::uint64_t left = used_; left != 0; left &= left - 1) {
+      slot(__builtin_ctzll(left))->~Array();
     }
   }
 

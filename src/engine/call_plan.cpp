@@ -50,8 +50,8 @@ struct ParsedArgs {
   std::optional<Target> target;
   Stream stream;
   int nin = 0;
-  std::array<const Array*, launch::kMaxOperands> inputs{};
-  std::array<const Array*, launch::kMaxOperands> outs{};
+  std::array<const Array*, launch::kMaxOperands> inputs;  // [0, nin) set: nothing to clear
+  std::array<const Array*, launch::kMaxOperands> outs;    // [0, outs_given) set
   int outs_given = 0;
   std::array<CallInput, launch::kMaxOperands> typed;  // [0, nin) set: nothing to clear
   ResolutionKey key;
@@ -190,8 +190,7 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   plan.target = p.target ? *p.target : ufunc.target ? *ufunc.target : default_target;
   plan.stream = p.stream;
   plan.nin = p.nin;
-  std::copy_n(p.inputs.begin(), p.nin, plan.inputs.begin());  // the rest stay null
-  std::copy_n(p.outs.begin(), p.outs_given, plan.outs.begin());
+  std::copy_n(p.inputs.begin(), p.nin, plan.inputs.begin());
   plan.signature_index = signature_index;
   plan.resolution = resolution;
   plan.spec_owner = std::move(spec_owner);
@@ -201,9 +200,13 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
     if (p.typed[k].is_scalar) {
       plan.scalar_mask |= 1u << k;
       convert_scalar(*p.typed[k].scalar, loop.args[k], plan.scalars[k]);
+    } else {
+      plan.scalars[k] = ScalarSlot{};
     }
   }
   plan.nout = loop.nout();
+  // resolve() checked that out= is given for every output or none.
+  for (int j = 0; j < plan.nout; ++j) plan.outs[j] = p.outs_given ? p.outs[j] : nullptr;
   plan.out = plan.outs[0];
   plan.numel = 1;
   for (std::int64_t s : plan.shape) plan.numel *= s;

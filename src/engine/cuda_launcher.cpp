@@ -143,7 +143,7 @@ void run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results) 
   // Arrays made for the call: slot k for input k moved to the device, kMaxOperands + j for
   // output j allocated (engine/array_slots.hpp: nothing made, nothing cleared, unless needed).
   ArraySlots<2 * launch::kMaxOperands> made;
-  std::array<const Array*, launch::kMaxOperands> inputs{};
+  std::array<const Array*, launch::kMaxOperands> inputs;  // [0, nin) set below
   bool any_device_input = false;
   for (int k = 0; k < plan.nin; ++k) {
     const Array* in = plan.inputs[k];
@@ -157,7 +157,7 @@ void run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results) 
 
   // Outputs: out= if it is on the device; else a new device array (copied back below when the
   // result belongs in host memory).
-  std::array<const Array*, launch::kMaxOperands> outs{};
+  std::array<const Array*, launch::kMaxOperands> outs;  // [0, nout) set below
   for (int j = 0; j < plan.nout; ++j) {
     const Array* out = plan.outs[j];
     if (out && out->is_device()) {

@@ -148,6 +148,7 @@ struct Engine::Impl {
   std::unique_ptr<cache::DiskCache> disk_;
   std::once_flag default_target_once_;
   Target default_target_ = Target::cpu;
+  std::atomic<bool> default_target_known_{false};  // set after the once: one load per call
   std::once_flag pool_once_;
   std::unique_ptr<cpu::ThreadPool> pool_;
   std::mutex staging_mutex_;

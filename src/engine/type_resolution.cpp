@@ -163,6 +163,9 @@ std::string scalar_to_string(const ScalarValue& s) {
 }
 
 bool scalar_fits(const ScalarValue& s, DType to) {
+  // A scalar's value is exact in its own type (Arg and the fusion literals store it so): the
+  // common f(x, 0.5f) on a float32 loop needs no range check.
+  if (s.type == to) return true;
   const DTypeKind from_kind = dtype_kind(s.type);
   switch (dtype_kind(to)) {
     case DTypeKind::boolean:
