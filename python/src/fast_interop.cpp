@@ -19,21 +19,57 @@ struct TorchEntries {
   nb::object to_dlpack, from_dlpack;
 };
 
-// Interned attribute names and CuPy's constructors. `members`: cupy.ndarray and
-// cupy.cuda.MemoryPointer have the members cupy_data/cupy_borrow read (CuPy 9 to 14 do).
+// An attribute of instances of exactly `owner`, read through the C getter of the class's getset
+// descriptor (what PyObject_GetAttr finds for a Cython readonly field: a data descriptor, so
+// nothing in an instance can shadow it) without the generic lookup; PyObject_GetAttr for
+// instances of other types, or when the class has no such descriptor.
+struct Member {
+  PyObject* name = nullptr;  // interned
+  PyTypeObject* owner = nullptr;
+  getter get = nullptr;
+  void* closure = nullptr;
+  bool found = false;  // the class has the attribute at all
+
+  PyObject* read(PyObject* obj) const {
+    return get && Py_TYPE(obj) == owner ? get(obj, closure) : PyObject_GetAttr(obj, name);
+  }
+};
+
+Member member(PyTypeObject* type, const char* name) {
+  Member m;
+  m.name = PyUnicode_InternFromString(name);
+  m.owner = type;
+  PyObject* descriptor = PyObject_GetAttr(reinterpret_cast<PyObject*>(type), m.name);  // kept
+  if (!descriptor) {
+    PyErr_Clear();
+    return m;
+  }
+  m.found = true;
+  if (Py_TYPE(descriptor) == &PyGetSetDescr_Type && type->tp_getattro == PyObject_GenericGetAttr) {
+    const PyGetSetDef* def = reinterpret_cast<PyGetSetDescrObject*>(descriptor)->d_getset;
+    m.get = def->get;
+    m.closure = def->closure;
+  }
+  return m;
+}
+
+// CuPy's pieces, found once. `members`: cupy.ndarray and cupy.cuda.MemoryPointer have the
+// members cupy_data/cupy_borrow read (CuPy 9 to 14 do). `base_new`: cupy.ndarray(...) is, as in
+// CuPy 12 to 14, its base's tp_new then `_init(shape, dtype, memptr, strides)` (ndarray.__new__
+// in cupy/_core/core.pyx, whose Python-level call with *args and **kwargs costs a third of the
+// construction): new_ndarray then does those two steps itself.
 struct CupyEntries {
   bool looked = false, found = false, members = false;
   PyTypeObject* ndarray_type = nullptr;
+  PyTypeObject* ndarray_base = nullptr;  // the base whose tp_new makes the object; null: public
   nb::object ndarray, memory_pointer, unowned_memory, get_current_stream, get_device, numpy_dtype;
-  PyObject* data = nullptr;            // "data": the MemoryPointer
-  PyObject* ptr = nullptr;             // "ptr" (MemoryPointer, Stream)
-  PyObject* device_id = nullptr;       // "device_id" (MemoryPointer)
-  PyObject* dtype = nullptr;           // "dtype"
-  PyObject* shape = nullptr;           // "shape": a tuple
-  PyObject* strides = nullptr;         // "strides": a tuple, in bytes
-  PyObject* c_contiguous = nullptr;    // "_c_contiguous": CuPy's own flag; null if absent
+  nb::object empty_tuple;
+  Member data, dtype, shape, strides, c_contiguous;  // cupy.ndarray's
+  Member ptr, device_id;                             // cupy.cuda.MemoryPointer's
+  PyObject* stream_ptr = nullptr;      // "ptr" of a Stream (an instance attribute)
+  PyObject* init = nullptr;            // "_init"
   PyObject* str = nullptr;             // "str" of a numpy.dtype: "<f4"
-  std::array<nb::object, 32> dtypes;   // jitvec dtype -> numpy.dtype, made on first use
+  std::array<nb::object, 32> scalar_types;  // jitvec dtype -> numpy.float32 & co., on first use
   // numpy.dtype objects seen (CuPy keeps NumPy's canonical ones: a handful) -> jitvec dtype.
   // Held (a reference each), so an address is never reused by another dtype.
   struct Known {
@@ -93,20 +129,31 @@ const CupyEntries& cupy_lookup() {
   }
   if (!e.found) return e;
   e.ndarray_type = reinterpret_cast<PyTypeObject*>(e.ndarray.ptr());
-  e.data = PyUnicode_InternFromString("data");
-  e.ptr = PyUnicode_InternFromString("ptr");
-  e.device_id = PyUnicode_InternFromString("device_id");
-  e.dtype = PyUnicode_InternFromString("dtype");
-  e.shape = PyUnicode_InternFromString("shape");
-  e.strides = PyUnicode_InternFromString("strides");
+  e.data = member(e.ndarray_type, "data");
+  e.dtype = member(e.ndarray_type, "dtype");
+  e.shape = member(e.ndarray_type, "shape");
+  e.strides = member(e.ndarray_type, "strides");
+  e.c_contiguous = member(e.ndarray_type, "_c_contiguous");
+  e.members = e.data.found && e.dtype.found && e.shape.found && e.strides.found &&
+              PyType_Check(e.memory_pointer.ptr());
+  if (e.members) {
+    auto* pointer_type = reinterpret_cast<PyTypeObject*>(e.memory_pointer.ptr());
+    e.ptr = member(pointer_type, "ptr");
+    e.device_id = member(pointer_type, "device_id");
+    e.members = e.ptr.found && e.device_id.found;
+  }
+  e.stream_ptr = PyUnicode_InternFromString("ptr");
+  e.init = PyUnicode_InternFromString("_init");
   e.str = PyUnicode_InternFromString("str");
-  PyObject* c_contiguous = PyUnicode_InternFromString("_c_contiguous");
-  auto* pointer_type = reinterpret_cast<PyTypeObject*>(e.memory_pointer.ptr());
-  e.members = PyType_Check(e.memory_pointer.ptr()) && has_descriptor(e.ndarray_type, e.data) &&
-              has_descriptor(e.ndarray_type, e.dtype) && has_descriptor(e.ndarray_type, e.shape) &&
-              has_descriptor(e.ndarray_type, e.strides) && has_descriptor(pointer_type, e.ptr) &&
-              has_descriptor(pointer_type, e.device_id);
-  e.c_contiguous = has_descriptor(e.ndarray_type, c_contiguous) ? c_contiguous : nullptr;
+  e.empty_tuple = nb::steal(PyTuple_New(0));
+  // ndarray.__new__ written in Python (slot_tp_new) over a static base that makes the object,
+  // and an _init: the layout new_ndarray's two steps rely on.
+  PyTypeObject* base = e.ndarray_type->tp_base;
+  if (base && base->tp_new && !(base->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+      (e.ndarray_type->tp_flags & Py_TPFLAGS_HEAPTYPE) && e.ndarray_type->tp_new != base->tp_new &&
+      has_descriptor(e.ndarray_type, e.init)) {
+    e.ndarray_base = base;
+  }
   return e;
 }
 
@@ -161,10 +208,29 @@ PyObject* call1(PyObject* f, PyObject* a) {
   return PyObject_Vectorcall(f, args + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
 }
 
-const nb::object& numpy_dtype_object(CupyEntries& e, jitvec::DType t) {
-  nb::object& d = e.dtypes[static_cast<std::size_t>(t) % e.dtypes.size()];
-  if (!d.is_valid()) d = e.numpy_dtype(numpy_dtype_name(t));
+// numpy.float32 & co.: what CuPy's constructor turns into a dtype fastest (a type is hashed by
+// its address; a dtype object is hashed from its fields).
+const nb::object& numpy_scalar_type(CupyEntries& e, jitvec::DType t) {
+  nb::object& d = e.scalar_types[static_cast<std::size_t>(t) % e.scalar_types.size()];
+  if (!d.is_valid()) d = e.numpy_dtype(numpy_dtype_name(t)).attr("type");
   return d;
+}
+
+// cupy.ndarray(shape, dtype, memptr, strides), memptr and strides optional (null).
+nb::object new_ndarray(CupyEntries& e, PyObject* shape, PyObject* dtype, PyObject* memptr, PyObject* strides) {
+  PyObject* args[] = {nullptr, shape, dtype, memptr, strides};
+  const std::size_t n = !memptr ? 2 : !strides ? 3 : 4;
+  if (e.ndarray_base && settings().cupy_fast_new) {
+    nb::object x = nb::steal(e.ndarray_base->tp_new(e.ndarray_type, e.empty_tuple.ptr(), nullptr));
+    if (!x.is_valid()) throw nb::python_error();
+    args[0] = x.ptr();
+    nb::object none = nb::steal(PyObject_VectorcallMethod(e.init, args, n + 1, nullptr));
+    if (!none.is_valid()) throw nb::python_error();
+    return x;
+  }
+  nb::object x = nb::steal(PyObject_Vectorcall(e.ndarray.ptr(), args + 1, n | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+  if (!x.is_valid()) throw nb::python_error();
+  return x;
 }
 
 nb::object shape_tuple(const jitvec::Shape& shape) {
@@ -214,10 +280,10 @@ bool is_cupy_ndarray(PyTypeObject* type) {
 
 bool cupy_data(PyObject* x, CupyData& data) {
   const CupyEntries& e = *cupy_entries;
-  nb::object pointer = nb::steal(PyObject_GetAttr(x, e.data));
+  nb::object pointer = nb::steal(e.data.read(x));
   nb::object ptr, device;
-  if (pointer.is_valid()) ptr = nb::steal(PyObject_GetAttr(pointer.ptr(), e.ptr));
-  if (ptr.is_valid()) device = nb::steal(PyObject_GetAttr(pointer.ptr(), e.device_id));
+  if (pointer.is_valid()) ptr = nb::steal(e.ptr.read(pointer.ptr()));
+  if (ptr.is_valid()) device = nb::steal(e.device_id.read(pointer.ptr()));
   if (device.is_valid()) {
     data.ptr = reinterpret_cast<std::uintptr_t>(PyLong_AsVoidPtr(ptr.ptr()));
     data.device = static_cast<int>(PyLong_AsLong(device.ptr()));
@@ -231,22 +297,22 @@ bool cupy_data(PyObject* x, CupyData& data) {
 
 std::optional<jitvec::Array> cupy_borrow(PyObject* x, const CupyData& data) {
   CupyEntries& e = *cupy_entries;
-  nb::object dtype_object = nb::steal(PyObject_GetAttr(x, e.dtype));
+  nb::object dtype_object = nb::steal(e.dtype.read(x));
   if (!dtype_object.is_valid()) throw nb::python_error();
   jitvec::DType dtype;
   if (!jitvec_dtype(e, dtype_object.ptr(), dtype)) return std::nullopt;
-  nb::object shape_object = nb::steal(PyObject_GetAttr(x, e.shape));
+  nb::object shape_object = nb::steal(e.shape.read(x));
   if (!shape_object.is_valid()) throw nb::python_error();
   jitvec::Shape shape = tuple_values(shape_object.ptr(), 1, "shape");
   bool contiguous = false;
-  if (e.c_contiguous) {
-    nb::object flag = nb::steal(PyObject_GetAttr(x, e.c_contiguous));
+  if (e.c_contiguous.found) {
+    nb::object flag = nb::steal(e.c_contiguous.read(x));
     if (!flag.is_valid()) throw nb::python_error();
     contiguous = flag.ptr() == Py_True;
   }
   jitvec::Strides strides;  // empty: C-contiguous
   if (!contiguous) {
-    nb::object strides_object = nb::steal(PyObject_GetAttr(x, e.strides));
+    nb::object strides_object = nb::steal(e.strides.read(x));
     if (!strides_object.is_valid()) throw nb::python_error();
     strides = tuple_values(strides_object.ptr(), static_cast<std::int64_t>(jitvec::dtype_size(dtype)), "strides");
   }
@@ -260,39 +326,45 @@ std::uintptr_t cupy_current_stream(int device) {
   nb::object index = nb::steal(PyLong_FromLong(device));
   nb::object stream = nb::steal(call1(e.get_current_stream.ptr(), index.ptr()));
   if (!stream.is_valid()) throw nb::python_error();
-  nb::object ptr = nb::steal(PyObject_GetAttr(stream.ptr(), e.ptr));
+  nb::object ptr = nb::steal(PyObject_GetAttr(stream.ptr(), e.stream_ptr));
   if (!ptr.is_valid()) throw nb::python_error();
   void* handle = PyLong_AsVoidPtr(ptr.ptr());
   if (!handle && PyErr_Occurred()) throw nb::python_error();
   return reinterpret_cast<std::uintptr_t>(handle);
 }
 
-nb::object cupy_ndarray(jitvec::Array& array) {
+nb::object cupy_view(std::uintptr_t data, jitvec::DType dtype, const jitvec::Shape& shape,
+                     const jitvec::Strides& strides, int device, nb::handle owner) {
   CupyEntries& e = *cupy_entries;
-  if (!cupy_lookup().found || !array.is_device() || array.size() == 0) return nb::object();
-  const auto item = static_cast<std::int64_t>(jitvec::dtype_size(array.dtype()));
-  const bool contiguous = array.is_contiguous();
+  if (!cupy_lookup().found) return nb::object();
+  const auto item = static_cast<std::int64_t>(jitvec::dtype_size(dtype));
   // The bytes the view spans, from its lowest to its highest element (strides may be negative).
-  std::int64_t low = 0, high = 0;
-  nb::object strides;
-  if (!contiguous) {
-    const int nd = array.ndim();
-    strides = nb::steal(PyTuple_New(nd));
-    for (int d = 0; d < nd; ++d) {
-      const std::int64_t extent = array.shape()[d], step = array.strides()[d] * item;
-      if (extent > 0) (step < 0 ? low : high) += (extent - 1) * step;
-      PyTuple_SET_ITEM(strides.ptr(), d, PyLong_FromLongLong(step));
-    }
-  } else {
-    high = (array.size() - 1) * item;
+  std::int64_t low = 0, high = 0, size = 1;
+  nb::object byte_strides;
+  if (!strides.empty()) {
+    byte_strides = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(shape.size())));
+    if (!byte_strides.is_valid()) throw nb::python_error();
   }
-  nb::object shape = shape_tuple(array.shape());
-  const nb::object& dtype = numpy_dtype_object(e, array.dtype());
-  const auto data = reinterpret_cast<std::uintptr_t>(array.data());
-  const std::int64_t span = high - low + item;
-  const int device = array.device();
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    size *= shape[d];
+    if (strides.empty()) continue;
+    const std::int64_t step = strides[d] * item;
+    if (shape[d] > 0) (step < 0 ? low : high) += (shape[d] - 1) * step;
+    PyObject* v = PyLong_FromLongLong(step);
+    if (!v) throw nb::python_error();
+    PyTuple_SET_ITEM(byte_strides.ptr(), static_cast<Py_ssize_t>(d), v);
+  }
+  if (strides.empty()) high = (size - 1) * item;
+  nb::object memory = e.unowned_memory(data + low, high - low + item, owner, device);
+  nb::object pointer = e.memory_pointer(memory, -low);
+  return new_ndarray(e, shape_tuple(shape).ptr(), numpy_scalar_type(e, dtype).ptr(), pointer.ptr(),
+                     strides.empty() ? nullptr : byte_strides.ptr());
+}
+
+nb::object cupy_ndarray(jitvec::Array& array) {
+  if (!cupy_lookup().found || !array.is_device() || array.size() == 0) return nb::object();
   // The owner: a capsule holding the Array (its memory returns to jitvec's allocator when CuPy
-  // drops the last view of it).
+  // drops the last view of it). Results are C-contiguous: no strides (CuPy's quicker way).
   auto* held = new jitvec::Array(std::move(array));
   nb::object owner = nb::steal(PyCapsule_New(held, kOwnerCapsule, &destroy_owner));
   if (!owner.is_valid()) {
@@ -300,9 +372,9 @@ nb::object cupy_ndarray(jitvec::Array& array) {
     delete held;
     throw nb::python_error();
   }
-  nb::object memory = e.unowned_memory(data + low, span, owner, device);
-  nb::object pointer = e.memory_pointer(memory, -low);
-  return contiguous ? e.ndarray(shape, dtype, pointer) : e.ndarray(shape, dtype, pointer, strides);
+  static const jitvec::Strides contiguous;
+  return cupy_view(reinterpret_cast<std::uintptr_t>(held->data()), held->dtype(), held->shape(),
+                   held->is_contiguous() ? contiguous : held->strides(), held->device(), owner);
 }
 
 nb::object cupy_empty(jitvec::DType dtype, const jitvec::Shape& shape, int device) {
@@ -311,7 +383,7 @@ nb::object cupy_empty(jitvec::DType dtype, const jitvec::Shape& shape, int devic
   nb::object current = nb::steal(PyObject_CallNoArgs(e.get_device.ptr()));
   if (!current.is_valid()) throw nb::python_error();
   if (PyLong_AsLong(current.ptr()) != device) return nb::object();
-  return e.ndarray(shape_tuple(shape), numpy_dtype_object(e, dtype));
+  return new_ndarray(e, shape_tuple(shape).ptr(), numpy_scalar_type(e, dtype).ptr(), nullptr, nullptr);
 }
 
 }  // namespace jitvec_py

@@ -12,15 +12,18 @@
 //
 // CuPy in: an argument whose type is exactly cupy.ndarray is read through the members CuPy's
 // Cython class exposes (data -> MemoryPointer .ptr/.device_id, dtype, shape, _c_contiguous,
-// strides only when not contiguous), with the attribute names interned once; the Array borrows
+// strides only when not contiguous), each through its getset descriptor's C getter, found once
+// (the generic attribute lookup skipped); the Array borrows
 // the memory for the call (the call's argument tuple keeps the array alive, as it does for NumPy
 // buffers). Where the call's stream is not CuPy's current stream the call orders itself after
 // it (what __dlpack__(stream=) would do). Subclasses, other versions without these members and
 // dtypes jitvec takes only through DLPack use the protocol.
 // CuPy out: the result is wrapped as cupy.ndarray(shape, dtype, MemoryPointer(UnownedMemory(
 // ptr, size, owner, device))) without strides (results are C-contiguous), the owner a capsule
-// holding the Array; or (settings().cupy_result == pool, an experiment) allocated from CuPy's
-// own memory pool before the call, which then runs as out=.
+// holding the Array, the dtype given as numpy.float32 & co.; or (settings().cupy_result == pool,
+// an experiment) allocated from CuPy's own memory pool before the call, which then runs as out=.
+// The cupy.ndarray is made as CuPy 12-14's ndarray.__new__ makes it (its base's tp_new, then
+// _init(shape, dtype, memptr)), skipping that Python-level __new__, when CuPy is laid out so.
 // torch: a "dltensor" capsule through torch._C._to_dlpack and results through _from_dlpack
 // where the call runs on torch's current stream (no handshake needed), the protocol elsewhere.
 //
@@ -43,6 +46,7 @@ struct InteropSettings {
   bool cupy_members = true;  // read cupy.ndarray's members (false: __dlpack__)
   enum class CupyResult : std::uint8_t { wrap, pool, protocol };
   CupyResult cupy_result = CupyResult::wrap;
+  bool cupy_fast_new = true;  // make cupy.ndarray results as ndarray.__new__ does, in C++
 };
 InteropSettings& settings();
 
@@ -82,6 +86,11 @@ std::uintptr_t cupy_current_stream(int device);
 /// A cupy.ndarray viewing the device Array `array`, which it takes over (moved from only on
 /// success); invalid if CuPy lacks the constructor pieces.
 nanobind::object cupy_ndarray(jitvec::Array& array);
+
+/// A cupy.ndarray over `data` (the address of element (0, ..., 0)) on `device`, keeping `owner`
+/// alive; `strides` in elements, empty for C-contiguous; invalid if CuPy lacks the pieces.
+nanobind::object cupy_view(std::uintptr_t data, jitvec::DType dtype, const jitvec::Shape& shape,
+                           const jitvec::Strides& strides, int device, nanobind::handle owner);
 
 /// A new C-contiguous cupy.ndarray of `dtype` and `shape` from CuPy's allocator (its memory
 /// pool, ordered on CuPy's current stream); invalid when `device` is not CuPy's current device

@@ -134,24 +134,35 @@ NB_MODULE(_jitvec, m) {
     const std::chrono::duration<double, std::micro> us = std::chrono::steady_clock::now() - t0;
     return us.count() / iterations;
   }, nb::arg("ufunc"), nb::arg("args"), nb::arg("out").none(), nb::arg("stream"), nb::arg("iterations"));
-  // For tests and bench/python_dispatch.py: what a call makes of one argument, and which fast
-  // paths calls take (fast_interop.hpp); returns the settings as they were.
+  // For tests and bench/python_dispatch.py: what a call makes of one argument, a cupy.ndarray
+  // made as results are (over any address: the tests use host memory), and which fast paths
+  // calls take (fast_interop.hpp; _set_interop returns the settings as they were).
   m.def("_describe_import", &describe_import, nb::arg("obj"));
-  m.def("_set_interop", [](std::optional<bool> cupy_members, std::optional<std::string> cupy_result) {
+  m.def("_cupy_view", [](std::uintptr_t data, const std::string& dtype, std::vector<std::int64_t> shape,
+                         std::vector<std::int64_t> strides, int device, nb::handle owner) {
+    const std::optional<jitvec::DType> t = jitvec::parse_dtype(dtype);
+    if (!t) throw jitvec::ArgumentError(fmt::format("unknown dtype '{}'", dtype));
+    return cupy_view(data, *t, shape, strides, device, owner);
+  });
+  m.def("_set_interop", [](std::optional<bool> cupy_members, std::optional<std::string> cupy_result,
+                           std::optional<bool> cupy_fast_new) {
     InteropSettings& s = settings();
     static const char* const results[] = {"wrap", "pool", "protocol"};
     nb::dict before;
     before["cupy_members"] = s.cupy_members;
     before["cupy_result"] = results[static_cast<int>(s.cupy_result)];
-    if (cupy_members) s.cupy_members = *cupy_members;
+    before["cupy_fast_new"] = s.cupy_fast_new;
     if (cupy_result) {
       int i = 0;
       while (i < 3 && *cupy_result != results[i]) ++i;
       if (i == 3) throw jitvec::ArgumentError(fmt::format("cupy_result='{}': it takes wrap, pool or protocol", *cupy_result));
       s.cupy_result = static_cast<InteropSettings::CupyResult>(i);
     }
+    if (cupy_members) s.cupy_members = *cupy_members;
+    if (cupy_fast_new) s.cupy_fast_new = *cupy_fast_new;
     return before;
-  }, nb::arg("cupy_members").none() = nb::none(), nb::arg("cupy_result").none() = nb::none());
+  }, nb::arg("cupy_members").none() = nb::none(), nb::arg("cupy_result").none() = nb::none(),
+     nb::arg("cupy_fast_new").none() = nb::none());
   m.attr("__version__") = JITVEC_VERSION_STRING;
   init_call(m);
 }

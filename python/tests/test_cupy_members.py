@@ -205,7 +205,7 @@ assert d["kind"] == "dlpack" and d["device"] == -1 and d["data"] == address(half
 
 # Switched off: the protocol for cupy.ndarray too.
 before = _jitvec._set_interop(cupy_members=False)
-assert before == {"cupy_members": True, "cupy_result": "wrap"}, before
+assert before == {"cupy_members": True, "cupy_result": "wrap", "cupy_fast_new": True}, before
 d = describe(cupy.ndarray(half))
 assert d["kind"] == "dlpack", d
 _jitvec._set_interop(cupy_members=True)
@@ -275,3 +275,49 @@ def test_cuda_array_interface_typestrs_refused(typestr):
 
     with pytest.raises(jitvec.ArgumentError, match=f"argument 1: jitvec has no dtype for __cuda_array_interface__ typestr '{typestr}'"):
         jitvec._jitvec._describe_import(Cai())
+
+
+VIEW_CHECKS = '''
+import sys
+
+import numpy as np
+import cupy
+from jitvec import _jitvec
+
+# CuPy results made as the binding makes them (_cupy_view: its base's tp_new then _init) equal
+# the ones CuPy's public constructor makes, member by member, over host memory.
+rng = np.random.default_rng(int(sys.argv[1]))
+members = ("shape", "strides", "dtype", "size", "_c_contiguous", "_f_contiguous", "_index_32_bits")
+owner = np.zeros(4096, dtype=np.float64)
+start = owner.__array_interface__["data"][0]
+cases = [("float32", (1024,), ()), ("float64", (3, 5), ()), ("int16", (), ()), ("uint8", (7, 1, 9), ()),
+         ("complex64", (4, 6), (-6, 1)), ("float32", (5, 4), (1, 5)), ("int64", (6,), (-2,)),
+         ("bool", (2, 3, 4), (12, -4, 2)), ("float16", (0, 3), ())]
+for fast in (True, False, True):
+    _jitvec._set_interop(cupy_fast_new=fast)
+    for dtype, shape, strides in cases:
+        item = np.dtype(dtype).itemsize
+        data = start + 8 * int(rng.integers(512, 1024))  # room before and after for negative strides
+        got = _jitvec._cupy_view(data, dtype, list(shape), list(strides), 2, owner)
+        assert type(got) is cupy.ndarray, type(got)
+        memory = cupy.cuda.UnownedMemory(start, owner.nbytes, owner, 2)
+        want = cupy.ndarray(shape, np.dtype(dtype), cupy.cuda.MemoryPointer(memory, data - start),
+                            tuple(s * item for s in strides) if strides else None)
+        for m in members:
+            assert getattr(got, m) == getattr(want, m), (fast, dtype, shape, strides, m, getattr(got, m), getattr(want, m))
+        assert got.data.ptr == data and got.data.device_id == 2 and got.base is None, (fast, dtype, shape)
+        assert got.data.mem._owner is owner
+print("checks passed")
+'''
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cupy") is None, reason="CuPy is not installed")
+def test_cupy_results_made_in_cpp_equal_cupys_own(tmp_path):
+    script = tmp_path / "view_checks.py"
+    script.write_text(VIEW_CHECKS)
+    jitvec_root = os.path.dirname(os.path.dirname(os.path.abspath(jitvec.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([jitvec_root, os.environ.get("PYTHONPATH", "")]))
+    seed = int.from_bytes(os.urandom(4), "little")
+    r = subprocess.run([sys.executable, str(script), str(seed)], env=env, capture_output=True, text=True,
+                       timeout=300, cwd=str(tmp_path))
+    assert r.returncode == 0 and "checks passed" in r.stdout, f"seed {seed}\n{r.stdout}\n{r.stderr}"

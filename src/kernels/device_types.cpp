@@ -237,21 +237,27 @@ namespace jitvec_types {
   // slow-path branch (which keeps ptxas from sharing one reciprocal between the elements of a
   // vector). The exact quotient of two halves is a half midpoint (then a float, reproduced
   // exactly) or more than 2 float ulps away from every midpoint (a - b m is a nonzero multiple of
-  // a's or b m's last bit), and q0 + r e below is within 0.5 ulp plus 2^-20 ulp of the exact
-  // quotient (one fma correction of a quotient that a 1-ulp reciprocal gives to 3 ulps), so it
-  // rounds to the same half as the IEEE float quotient. The correction applies when the
-  // residual e is nonzero and not NaN (one compare, a predicated fma): e is NaN exactly when q0
-  // is infinite or NaN or b infinite (0 * inf), +0 when a is a zero (then q0 = +-0 with IEEE's
-  // sign, which the correction could turn to +0) and when q0 is already the exact quotient; in
-  // all those cases q0, the product by the reciprocal, is IEEE's result.
+  // a's or b m's last bit), so any float within 1 ulp of it that reproduces midpoints exactly
+  // rounds to the same half as the IEEE float quotient. This one is a times 1/b as two floats,
+  // hi + lo, summed by one fma: hi is the approximate reciprocal (1 float ulp) scaled by
+  // 1 - 2^-21, so that |hi| < |1/b| and the residual e = 1 - b hi is positive (2^-22 to 2^-20),
+  // and lo = hi e; hi + lo is 1/b to 2^-40, and a hi + a lo is a/b to 2^-39, rounded once.
+  // Everything but the last fma and product depends on b alone, so for a divisor shared by the
+  // elements (a scalar, sigma) each element costs one FMUL and one FFMA; a divisor per element
+  // costs 3 more (the reciprocal's two products and the max) than the compare-and-correct
+  // formula (bench/NOTES.md, session 6). Signs and specials are IEEE's without a compare: lo has
+  // hi's sign and is never zero for a finite nonzero b, so a zero or infinite a gives products
+  // of one sign (+-0, +-inf); b = +-0 or +-inf makes e NaN, which fmaxf turns into 2^-40, so
+  // lo = hi 2^-40 is +-inf or +-0 with hi's sign and a hi + a lo is IEEE's a/b (0/0, inf/inf
+  // NaN, x/0 infinite, x/inf zero); a NaN stays NaN. Products stay normal (|lo| >= 2^-38).
   JITVEC_FN __half arith_div(const __half& a, const __half& b) {
 #ifdef __CUDA_ARCH__
     const float fa = float(a), fb = float(b);
     float r;
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fb));
-    const float q0 = __fmul_rn(fa, r);
-    const float e = __fmaf_rn(-fb, q0, fa);
-    return __half(fabsf(e) > 0.0f ? __fmaf_rn(r, e, q0) : q0);
+    const float hi = __fmul_rn(r, 0.99999952316284179688f);  // 1 - 2^-21
+    const float lo = __fmul_rn(hi, fmaxf(__fmaf_rn(-fb, hi, 1.0f), 0x1p-40f));
+    return __half(__fmaf_rn(fa, hi, __fmul_rn(fa, lo)));
 #else
     return __half(float(a) / float(b));
 #endif

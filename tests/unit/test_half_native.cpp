@@ -224,13 +224,13 @@ TEST_CASE("float32 sqrt then one rounding is the exact root rounded once, every 
   }
 }
 
-TEST_CASE("the GPU's float16 division (reciprocal, one fma) rounds like the exact quotient",
+TEST_CASE("the GPU's float16 division (a two-float reciprocal, one fma) rounds like the exact quotient",
           "[dtype][half_native]") {
   // device_types.cpp's arith_div(__half, __half), with the reciprocal rcp.approx.ftz.f32 may
   // return: 1/b rounded, or one float ulp either side (its error bound), or two. Every a (zeros,
-  // subnormals, infinities, NaNs) against b's specials of both signs: the one-compare guard (the
-  // correction only where the residual is nonzero and not NaN) keeps IEEE's zero signs, 0/0,
-  // x/0, inf/inf and x/inf.
+  // subnormals, infinities, NaNs) against b's specials of both signs: the reciprocal as two
+  // floats of one sign, hi + lo, keeps IEEE's zero signs, 0/0, x/0, inf/inf and x/inf without a
+  // compare.
   INFO("seed " << jitvec_test::rng_seed());
   const Format& h = half_format();
   const std::vector<std::uint16_t> bs = sample_b(h, 64);
@@ -248,9 +248,9 @@ TEST_CASE("the GPU's float16 division (reciprocal, one fma) rounds like the exac
     for (float r : rcps) {
       for (std::uint32_t a = 0; a < 0x10000; ++a) {
         const float fa = to_float(h, static_cast<std::uint16_t>(a));
-        const float q0 = fa * r;
-        const float e = std::fma(-fb, q0, fa);
-        const float q = std::fabs(e) > 0.0f ? std::fma(r, e, q0) : q0;  // e NaN or zero: q0
+        const float hi = r * 0.99999952316284179688f;  // below |1/b|: the residual is positive
+        const float lo = hi * std::fmax(std::fma(-fb, hi, 1.0f), 0x1p-40f);  // a NaN residual: 2^-40
+        const float q = std::fma(fa, hi, fa * lo);
         const std::uint16_t got = from_float(h, q);
         const std::uint16_t want = reference(h, Op::div, static_cast<std::uint16_t>(a), b);
         ++checked;
@@ -291,6 +291,17 @@ TEST_CASE("the generated PTX uses native float16/bfloat16 arithmetic and compari
   CHECK_FALSE(has(bf16_80, "mul.rn.bf16"));
   CHECK_FALSE(has(bf16_80, "setp.lt.bf16"));
   CHECK(has(bf16_80, "cvt.rn.bf16.f32"));
+  // exp of a half: ex2 of the product, without expf's range reduction (its fma.rm.f32), which
+  // bfloat16's exp keeps.
+  const jitvec::codegen::UfuncSource exp_source{"exp1", "template <class T> T exp1(T a) { return exp(a); }", "", 1, ""};
+  const auto exp_ptx = [&](const char* sig) {
+    const auto spec = jitvec::codegen::LoopSpec::exact(jitvec::Signature::parse(sig));
+    return jitvec::compile::compile_cuda(jitvec::kernels::generate_cuda_source(exp_source, {}, spec), "exp1", "sm_90").ptx;
+  };
+  const std::string exp_f16 = exp_ptx("float16(float16)"), exp_bf16 = exp_ptx("bfloat16(bfloat16)");
+  CHECK(has(exp_f16, "ex2.approx.ftz.f32"));
+  CHECK_FALSE(has(exp_f16, "fma.rm.f32"));
+  CHECK(has(exp_bf16, "fma.rm.f32"));
 }
 
 namespace {
