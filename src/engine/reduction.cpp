@@ -321,7 +321,7 @@ void run_scan(const ScanRunner& runner, ReductionParams p, ScanKind kind) {
       status = Array::empty(DType::uint8, Shape{kernels::scan_status_bytes(chunks, runner.acc)}, Memory::device,
                             runner.device, runner.stream);
       cuda::check(cuda::driver().memsetD8Async(reinterpret_cast<CUdeviceptr>(status->data()), 0,
-                                               static_cast<std::size_t>(kernels::scan_status_flag_bytes(chunks)),
+                                               static_cast<std::size_t>(kernels::scan_status_zeroed_bytes(chunks, runner.acc)),
                                                runner.stream.handle()),
                   "cuMemsetD8Async");
       p.work = status->data();

@@ -66,88 +66,158 @@ __device__ __forceinline__ void jitvec_scan_row(const jitvec_detail::Vec<InT, VE
   excl = lane == 0 ? wx : warp > 0 ? jitvec_apply(wx, before) : before;
 }
 
-// The tiles' status (p.work; scan.hpp): word 0 the tile counter, word 1 + g tile g's flag
-// (0 nothing, 1 aggregate, 2 prefix), then from ${values_align}-byte alignment the aggregate
-// slots A[tiles] and the prefix slots P[tiles] of the accumulator type. Values are written
-// with plain stores (L1 writes through) and read with volatile loads (L2, never a stale L1
-// line); a writer stores the value, fences, then sets the flag; a reader sees the flag, fences,
-// then reads the value.
-__device__ __forceinline__ jitvec_acc_t* jitvec_scan_slots(void* work, long long tiles) {
-  const long long flag_bytes = (tiles + 1) * 4;
-  return reinterpret_cast<jitvec_acc_t*>(static_cast<unsigned char*>(work) +
-                                         (flag_bytes + ${values_align} - 1) / ${values_align} * ${values_align});
-}
-__device__ __forceinline__ jitvec_acc_t jitvec_scan_slot_load(const jitvec_acc_t* slot) {
-  jitvec_acc_t r;
-  if constexpr (sizeof(jitvec_acc_t) % 4 == 0) {
-    const volatile unsigned int* from = reinterpret_cast<const volatile unsigned int*>(slot);
-    unsigned int* to = reinterpret_cast<unsigned int*>(&r);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t) / 4); ++i) to[i] = from[i];
-  } else {
-    const volatile unsigned char* from = reinterpret_cast<const volatile unsigned char*>(slot);
-    unsigned char* to = reinterpret_cast<unsigned char*>(&r);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) to[i] = from[i];
+// The tiles' status (p.work; scan.hpp's scan_status_* say the same): bytes [0, 16) hold the
+// tile counter, then, for tile g of `tiles`:
+//   accumulators of at most 4 bytes (PACKED): a 64-bit word at 16 + 8g, (value bits << 32) |
+//     state (1: the aggregate, 2: the prefix), so that one load gives a state and its value
+//     together, and from 16 + 8 tiles the aggregate slots [tiles], which keep the aggregate
+//     once the word holds the prefix (read only after its state was seen, and a fence);
+//   wider ones: a 32-bit flag at 16 + 4g (0 nothing, 1 aggregate, 2 prefix), then from the next
+//     16-byte boundary the aggregate slots [tiles] and the prefix slots [tiles].
+// A writer stores a slot, fences, then the state; a reader sees the state, fences, then reads a
+// slot. Status reads are volatile (from L2, never a stale L1 line).
+struct jitvec_scan_status {
+  static constexpr bool PACKED = sizeof(jitvec_acc_t) <= 4;
+  unsigned char* base;
+  long long tiles;
+  __device__ __forceinline__ volatile unsigned long long* words() const {
+    return reinterpret_cast<volatile unsigned long long*>(base + 16);
   }
-  return r;
-}
-__device__ __forceinline__ void jitvec_scan_publish(unsigned int* flags, jitvec_acc_t* slots, long long g,
-                                                    const jitvec_acc_t& v, unsigned int flag) {
-  slots[g] = v;
-  __threadfence();
-  *reinterpret_cast<volatile unsigned int*>(flags + g) = flag;
-}
+  __device__ __forceinline__ volatile unsigned int* flags() const { return reinterpret_cast<volatile unsigned int*>(base + 16); }
+  __device__ __forceinline__ jitvec_acc_t* slots() const {  // PACKED: aggregates; else aggregates, then prefixes
+    return reinterpret_cast<jitvec_acc_t*>(base + (PACKED ? 16 + 8 * tiles : (16 + 4 * tiles + 15) / 16 * 16));
+  }
+  static __device__ __forceinline__ unsigned long long pack(const jitvec_acc_t& v) {
+    const unsigned char* b = reinterpret_cast<const unsigned char*>(&v);
+    unsigned int bits = 0;
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) bits |= static_cast<unsigned int>(b[i]) << (8 * i);
+    return static_cast<unsigned long long>(bits) << 32;
+  }
+  static __device__ __forceinline__ jitvec_acc_t unpack(unsigned long long w) {
+    jitvec_acc_t r;
+    unsigned char* b = reinterpret_cast<unsigned char*>(&r);
+    const unsigned int bits = static_cast<unsigned int>(w >> 32);
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) b[i] = static_cast<unsigned char>(bits >> (8 * i));
+    return r;
+  }
+  static __device__ __forceinline__ jitvec_acc_t load(const jitvec_acc_t* slot) {
+    jitvec_acc_t r;
+    if constexpr (sizeof(jitvec_acc_t) % 4 == 0) {
+      const volatile unsigned int* from = reinterpret_cast<const volatile unsigned int*>(slot);
+      unsigned int* to = reinterpret_cast<unsigned int*>(&r);
+#pragma unroll
+      for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t) / 4); ++i) to[i] = from[i];
+    } else {
+      const volatile unsigned char* from = reinterpret_cast<const volatile unsigned char*>(slot);
+      unsigned char* to = reinterpret_cast<unsigned char*>(&r);
+#pragma unroll
+      for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) to[i] = from[i];
+    }
+    return r;
+  }
+  // Tile g's aggregate (prefix false) or prefix (true), published.
+  __device__ __forceinline__ void publish(long long g, const jitvec_acc_t& v, bool prefix) const {
+    if (PACKED && prefix) {
+      words()[g] = pack(v) | 2ull;
+      return;
+    }
+    slots()[PACKED || !prefix ? g : tiles + g] = v;
+    __threadfence();
+    if constexpr (PACKED) words()[g] = pack(v) | 1ull;
+    else flags()[g] = prefix ? 2u : 1u;
+  }
+  // Tile g's status word as it is now (PACKED: state and value; else the flag), and its state
+  // (0 nothing, 1 aggregate, 2 prefix).
+  __device__ __forceinline__ unsigned long long read(long long g) const {
+    if constexpr (PACKED) return words()[g];
+    else return flags()[g];
+  }
+  static __device__ __forceinline__ unsigned int state(unsigned long long word) {
+    return static_cast<unsigned int>(PACKED ? word & 3ull : word);
+  }
+  // A value whose state has been seen (then a fence): it never changes.
+  __device__ __forceinline__ jitvec_acc_t value(long long g, bool prefix) const {
+    if (PACKED && prefix) return unpack(words()[g]);
+    return load(slots() + (PACKED || !prefix ? g : tiles + g));
+  }
+};
 
 // The look-back of tile `g` (not its line's first, `first`), run by warp 0: P(g-1), exact, in
-// lane 0. Lane l watches tiles lo + l*PER ... of a window of WINDOW tiles [lo, hi) below g,
-// spinning until each is at least aggregate-ready; the nearest prefix-ready one j in the window
-// ends the search (none: the window steps back; the line's first tile always publishes its
-// prefix). Then lane 0 folds left and in order from P(j): f(...f(P(j), A(j+1))..., A(g-1)),
-// the aggregates staged WINDOW at a time in shared memory. P(j) is the exact chain value and
-// the aggregates never change once published, so the result is the strict chain whichever j
-// the timing found.
-__device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const unsigned int* flags, const jitvec_acc_t* aggregates,
-                                                              const jitvec_acc_t* prefixes, long long first,
+// lane 0. Lane l watches tiles lo + 32i + l of a window of WINDOW tiles [lo, hi) below g,
+// spinning until each is at least aggregate-ready; the nearest prefix-ready one j in the
+// window ends the search (none: the window steps back; the line's first tile always
+// publishes its prefix). Then lane 0 folds left and in order from P(j): f(...f(P(j), A(j+1))
+// ..., A(g-1)), the values staged in shared memory (PACKED: the window's values came with the
+// states; later windows' aggregates, and the wide kind's values, are read again, STAGE at a
+// time). P(j) is the exact chain value and aggregates never change once published, so the
+// result is the strict chain whichever j the timing found.
+__device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_status& status, long long first,
                                                               long long g, jitvec_acc_t* stage) {
   constexpr int WINDOW = ${window}, PER = WINDOW / 32;
+  constexpr bool PACKED = jitvec_scan_status::PACKED;
+  constexpr int STAGE = PACKED ? WINDOW : 32 * ${wide_stage_per_lane};
   const int lane = threadIdx.x & 31;
-  const volatile unsigned int* watch = flags;
-  long long hi = g, found = first;
+  long long hi = g, lo = g, found = first;
   for (;;) {
-    const long long lo = hi - WINDOW > first ? hi - WINDOW : first;
-    unsigned int f[PER];
+    lo = hi - WINDOW > first ? hi - WINDOW : first;
+    unsigned int prefixes = 0;  // bit i: tile lo + 32i + lane is prefix-ready
     for (unsigned int pause = 32;; pause = pause < 1024 ? 2 * pause : pause) {
-      bool ready = true;
+      // Every word of the lane's tiles requested before any is looked at: one round trip.
+      unsigned long long word[PER];
 #pragma unroll
       for (int i = 0; i < PER; ++i) {
-        const long long at = lo + lane * PER + i;
-        f[i] = at < hi ? watch[at] : 1u;
-        ready = ready && f[i] != 0;
+        const long long at = lo + 32 * i + lane;
+        word[i] = at < hi ? status.read(at) : 1ull;  // past hi: an aggregate, never a prefix
+      }
+      bool ready = true;
+      prefixes = 0;
+#pragma unroll
+      for (int i = 0; i < PER; ++i) {
+        const unsigned int state = jitvec_scan_status::state(word[i]);
+        ready = ready && state != 0;
+        if (state == 2) prefixes |= 1u << i;
+        if constexpr (PACKED) {
+          if (state != 0) stage[32 * i + lane] = jitvec_scan_status::unpack(word[i]);
+        }
       }
       if (__all_sync(0xffffffffu, ready)) break;
 #if __CUDA_ARCH__ >= 700
       __nanosleep(pause);
 #endif
     }
-    int best = -1;
+    // The nearest prefix-ready tile: the highest window position any lane holds.
+    int nearest = prefixes != 0 ? 32 * (31 - __clz(static_cast<int>(prefixes))) + lane : -1;
 #pragma unroll
-    for (int i = 0; i < PER; ++i) {
-      if (f[i] == 2 && lo + lane * PER + i < hi) best = lane * PER + i;
+    for (int d = 16; d > 0; d /= 2) {
+      const int other = __shfl_xor_sync(0xffffffffu, nearest, d);
+      nearest = other > nearest ? other : nearest;
     }
-    const unsigned int with_prefix = __ballot_sync(0xffffffffu, best >= 0);
-    if (with_prefix != 0) {
-      found = lo + __shfl_sync(0xffffffffu, best, 31 - __clz(static_cast<int>(with_prefix)));
+    if (nearest >= 0) {
+      found = lo + nearest;
       break;
     }
     hi = lo;
   }
-  __threadfence();
   jitvec_acc_t run;
-  if (lane == 0) run = jitvec_scan_slot_load(prefixes + found);
-  for (long long base = found + 1; base < g; base += WINDOW) {
-    const int n = g - base < WINDOW ? static_cast<int>(g - base) : WINDOW;
-    for (int i = lane; i < n; i += 32) stage[i] = jitvec_scan_slot_load(aggregates + base + i);
+  long long next = found + 1;  // the first aggregate not yet folded
+  __syncwarp();
+  if constexpr (PACKED) {
+    if (lane == 0) {
+      run = stage[found - lo];
+      for (long long at = found + 1; at < hi; ++at) run = jitvec_apply(run, stage[at - lo]);
+    }
+    next = hi;
+    __syncwarp();
+    if (next < g) __threadfence();  // later windows' aggregates are read again from their slots
+  } else {
+    __threadfence();
+    if (lane == 0) run = status.value(found, true);
+  }
+  for (; next < g; next += STAGE) {
+    const int n = g - next < STAGE ? static_cast<int>(g - next) : STAGE;
+    for (int i = lane; i < n; i += 32) stage[i] = status.value(next + i, false);
     __syncwarp();
     if (lane == 0) {
       for (int i = 0; i < n; ++i) run = jitvec_apply(run, stage[i]);
@@ -169,14 +239,14 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
   constexpr int OUT_VEC = 16 / sizeof(OutT);
   constexpr bool OUT_FITS = (VEC * sizeof(OutT)) % 16 == 0;
   __shared__ alignas(16) unsigned char sums_bytes[2 * (BLOCK / 32) * sizeof(jitvec_acc_t)];
-  __shared__ alignas(16) unsigned char stage_bytes[${window} * sizeof(jitvec_acc_t)];
+  __shared__ alignas(16) unsigned char stage_bytes[(sizeof(jitvec_acc_t) <= 4 ? ${window} : 32 * ${wide_stage_per_lane}) * sizeof(jitvec_acc_t)];
   __shared__ alignas(16) unsigned char carry_bytes[sizeof(jitvec_acc_t)];
   __shared__ long long taken;
   jitvec_acc_t* sums = reinterpret_cast<jitvec_acc_t*>(sums_bytes);
   jitvec_acc_t* shared_carry = reinterpret_cast<jitvec_acc_t*>(carry_bytes);
   const int t = threadIdx.x;
   const long long tiles = p.outputs * p.chunks;
-  unsigned int* counter = static_cast<unsigned int*>(p.work);
+  unsigned int* counter = static_cast<unsigned int*>(p.work);  // the status's first word
   if (t == 0) taken = counter ? static_cast<long long>(atomicAdd(counter, 1u)) : static_cast<long long>(blockIdx.x);
   __syncthreads();
   const long long g = taken;
@@ -220,18 +290,16 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
   bool has_carry = false;
   jitvec_acc_t carry;
   if (counter) {
-    unsigned int* flags = counter + 1;
-    jitvec_acc_t* aggregates = jitvec_scan_slots(p.work, tiles);
-    jitvec_acc_t* prefixes = aggregates + tiles;
+    const jitvec_scan_status status{static_cast<unsigned char*>(p.work), tiles};
     if (k == 0) {
-      if (t == 0) jitvec_scan_publish(flags, prefixes, g, aggregate, 2u);
+      if (t == 0) status.publish(g, aggregate, true);
     } else {
-      if (t == 0) jitvec_scan_publish(flags, aggregates, g, aggregate, 1u);
+      if (t == 0) status.publish(g, aggregate, false);
       if (t < 32) {
         jitvec_acc_t* stage = reinterpret_cast<jitvec_acc_t*>(stage_bytes);
-        const jitvec_acc_t before = jitvec_scan_look_back(flags, aggregates, prefixes, g - k, g, stage);
+        const jitvec_acc_t before = jitvec_scan_look_back(status, g - k, g, stage);
         if (t == 0) {
-          jitvec_scan_publish(flags, prefixes, g, jitvec_apply(before, aggregate), 2u);
+          status.publish(g, jitvec_apply(before, aggregate), true);
           *shared_carry = before;
         }
       }
@@ -480,7 +548,7 @@ std::string scan_kernels(const codegen::LoopSpec&) {
                         {"rows", std::to_string(kScanRows)},
                         {"warps", std::to_string(kCudaBlock / 32)},
                         {"window", std::to_string(kScanLookBackWindow)},
-                        {"values_align", std::to_string(kScanStatusAlign)},
+                        {"wide_stage_per_lane", std::to_string(kScanWideStagePerLane)},
                         {"tiles", kScanTilesKernel},
                         {"line_aggregates", kScanLineAggregatesKernel},
                         {"line_chain", kScanLineChainKernel},
@@ -498,7 +566,9 @@ std::string scan_host_entries(const codegen::LoopSpec&) {
 }
 
 std::int64_t scan_status_bytes(std::int64_t tiles, DType accumulator) {
-  return scan_status_values_offset(tiles) + 2 * tiles * static_cast<std::int64_t>(dtype_size(accumulator));
+  const std::int64_t size = static_cast<std::int64_t>(dtype_size(accumulator));
+  if (scan_status_packed(accumulator)) return scan_status_zeroed_bytes(tiles, accumulator) + tiles * size;
+  return (scan_status_zeroed_bytes(tiles, accumulator) + 15) / 16 * 16 + 2 * tiles * size;
 }
 
 }  // namespace jitvec::kernels

@@ -30,9 +30,11 @@
 //          and aggregates never change once published, so this is P(k-1) bit for bit
 //          whichever j the timing found. The block publishes P(k) and writes its elements: 8
 //          bytes an element for float32. The status (p.work, scan_status_bytes(): the counter,
-//          a 32-bit flag a tile, 0 nothing, 1 aggregate, 2 prefix, then the aggregate and
-//          prefix slots of T) is zeroed on the launch's stream before each launch; with one
-//          tile a line there is none (p.work null, blockIdx.x is the tile).
+//          then a tile's state and values: for accumulators of up to 4 bytes a 64-bit word
+//          with the state beside its value (the aggregate, then the prefix), so that a
+//          window's values come with its states in one round trip; else a flag and value
+//          slots, read after the flag) is zeroed on the launch's stream before each launch;
+//          with one tile a line there is none (p.work null, blockIdx.x is the tile).
 //          Host: the same order in three steps: every tile's aggregate (items: tiles), the
 //          chain per line (jitvec_cpu_scan_line_chain), each tile scanned with P(k-1) in front.
 //   lines  (the axis is not the fast one, or shorter than kScanTilesMinLength; GPU and host
@@ -68,11 +70,12 @@ inline std::int64_t scan_tile(DType input) {
 inline constexpr std::int64_t kScanTilesMinLength = 64;
 /// Elements of one chunk of the lines kind (GPU and host).
 inline constexpr std::int64_t kScanLineChunk = 256;
-/// Status words the GPU look-back reads at once (warp 0, kScanLookBackWindow / 32 a lane).
-inline constexpr int kScanLookBackWindow = 128;
-static_assert(kScanLookBackWindow % 32 == 0, "the look-back window is whole words a lane");
-/// Alignment of the value slots after the flags in the tiles' status.
-inline constexpr std::int64_t kScanStatusAlign = 16;
+/// Tiles the GPU look-back watches at once (warp 0: kScanLookBackWindow / 32 a lane).
+inline constexpr int kScanLookBackWindow = 256;
+static_assert(kScanLookBackWindow % 32 == 0 && kScanLookBackWindow <= 32 * 32,
+              "the look-back window is whole tiles a lane, at most 32 (a bit mask a lane)");
+/// Aggregates a lane reads again at once while folding, for accumulators wider than 4 bytes.
+inline constexpr int kScanWideStagePerLane = 4;
 
 enum class ScanKind : std::uint8_t { tiles, lines };
 
@@ -81,12 +84,15 @@ inline constexpr long long kScanVectorLoads = 1;
 inline constexpr long long kScanVectorStores = 2;
 
 /// The tiles' status for the GPU look-back (p.work) of `tiles` tiles in all (lines x tiles a
-/// line): the counter and a flag a tile (32-bit words, zeroed before each launch), then from
-/// scan_status_values_offset() the aggregate slots and the prefix slots, `tiles` each, of the
-/// accumulator type. The kernel text computes the same offset.
-inline std::int64_t scan_status_flag_bytes(std::int64_t tiles) { return 4 * (tiles + 1); }
-inline std::int64_t scan_status_values_offset(std::int64_t tiles) {
-  return (scan_status_flag_bytes(tiles) + kScanStatusAlign - 1) / kScanStatusAlign * kScanStatusAlign;
+/// line): 16 bytes for the tile counter, then per tile, for accumulators of at most 4 bytes
+/// (packed), a 64-bit word holding the state and the value (the aggregate, then the prefix),
+/// then the aggregate slots; for wider ones a 32-bit flag, then from the next 16-byte boundary
+/// the aggregate and the prefix slots of the accumulator type. The counter and the words or
+/// flags are zeroed before each launch. The kernel text (scan.cpp, jitvec_scan_status) lays it
+/// out the same way.
+inline bool scan_status_packed(DType accumulator) { return dtype_size(accumulator) <= 4; }
+inline std::int64_t scan_status_zeroed_bytes(std::int64_t tiles, DType accumulator) {
+  return 16 + (scan_status_packed(accumulator) ? 8 : 4) * tiles;
 }
 std::int64_t scan_status_bytes(std::int64_t tiles, DType accumulator);
 
