@@ -11,8 +11,11 @@
 //     the conversions are the GPU's cvt.rn instructions on the device (sm_80+ for bfloat16) and
 //     the same rounding in integer arithmetic on the host, bit for bit; every NaN becomes 0x7fff.
 //     The GPU computes `h + h`, `h - h`, `h * h` with add/sub/mul.rn.f16 (sm_53+; bfloat16:
-//     .bf16 on sm_90+, float below) and `h / h` (half) with a reciprocal and one fma
-//     correction: the same bits as float then one rounding (tests/unit/test_half_native.cpp);
+//     .bf16 on sm_90+, float below) and `h / h` (half) as a times a two-float reciprocal of b
+//     (one fma; for a divisor shared by a thread's elements, 2 instructions an element), and
+//     exp of a half as ex2 of the float product x log2(e) with two corrected inputs: the same
+//     bits as float then one rounding (tests/unit/test_half_native.cpp, tests/gpu/
+//     test_gpu_half.cpp: every input of exp, every pair of the division);
 //     a NaN result is NaN on every target, its payload may differ.
 //     Implicit from and to float; `h op h` is half, `h op int` is half (the int taken as half),
 //     `h op float` is float, `h op double` is double, `half op bfloat16` is float (ml_dtypes'

@@ -1,5 +1,5 @@
 // tests/gpu/test_gpu_half.cpp: the GPU's native float16/bfloat16 arithmetic (add/sub/mul.rn.f16
-// from sm_53, .bf16 from sm_90, the reciprocal-and-fma half division; src/kernels/
+// from sm_53, .bf16 from sm_90, the two-float-reciprocal half division; src/kernels/
 // device_types.cpp; setp.f16/.bf16 for comparisons) gives NumPy's bits: float32 arithmetic
 // rounded once.
 //   - every pair of 2^32 float16 bit patterns, and of bfloat16, through + - * / and the six

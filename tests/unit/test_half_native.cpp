@@ -3,13 +3,16 @@
 //
 // NumPy computes a float16 (ml_dtypes: bfloat16) operation in float32 and rounds the result
 // once to nearest even. The device prelude instead uses add/sub/mul.rn.f16 (.bf16 on sm_90),
-// which round the exact result once, and divides halves with a reciprocal and one fma
-// correction instead of float32's IEEE division. Both are NumPy's bits only if
+// which round the exact result once, and divides halves by a two-float reciprocal and one fma
+// instead of float32's IEEE division. Both are NumPy's bits only if
 //   (1) float32 then one rounding equals the exact result rounded once, for + - * / and sqrt
 //       of two values of each type (double rounding is innocuous when float32 keeps 2p + 2
 //       bits), and
-//   (2) the reciprocal-and-fma quotient rounds like the exact quotient for every reciprocal
+//   (2) the two-float-reciprocal quotient rounds like the exact quotient for every reciprocal
 //       within 1 float ulp of 1/b (rcp.approx.ftz.f32's bound).
+// And the GPU's exp of a half (ex2 of the float product, two corrected inputs) gives NumPy's
+// bits wherever ex2's error bound cannot move the result across a midpoint (the inputs it can
+// are listed; tests/gpu/test_gpu_half.cpp checks all 65536 on the GPU).
 // Both are checked here, without a GPU, against an exact reference (every a times a fresh
 // random sample of b, specials included; every value for sqrt); and the generated PTX is
 // checked to hold the native instructions where they apply (comparisons too: setp.f16/.bf16,
