@@ -25,6 +25,7 @@
 
 #include "cache/disk_cache.hpp"
 #include "cli/command.hpp"
+#include "cli/compile_order.hpp"
 #include "cli/text_format.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "cuda/device.hpp"
@@ -118,19 +119,23 @@ std::string outcome_word(const engine::PrecompileResult& result) {
   return !result.ok ? "failed" : result.from_cache ? "cached" : "compiled";
 }
 
-/// Runs every job on `threads` workers; unless `quiet`, prints a line per finished job to
-/// stderr, wherever it goes (a terminal, a pipe, a log), as ninja and cargo do.
+/// Runs every job on `threads` workers, starting them in start_order() (longest first, so that
+/// no long compile is left alone at the end); unless `quiet`, prints a line per finished job to
+/// stderr, wherever it goes (a terminal, a pipe, a log), as ninja and cargo do. The results are
+/// in the order of `jobs`.
 std::vector<engine::PrecompileResult> run_jobs(Engine& engine,
                                                const std::vector<engine::PrecompileJob>& jobs,
                                                unsigned threads, bool quiet) {
   std::vector<engine::PrecompileResult> results(jobs.size());
+  const std::vector<std::size_t> order = start_order(engine, jobs);
   std::atomic<std::size_t> next{0};
   std::mutex progress_mutex;
   std::size_t finished = 0;
   const int width = static_cast<int>(std::to_string(jobs.size()).size());
 
   auto worker = [&] {
-    for (std::size_t index = next++; index < jobs.size(); index = next++) {
+    for (std::size_t position = next++; position < jobs.size(); position = next++) {
+      const std::size_t index = order[position];
       results[index] = engine::run_precompile_job(engine, jobs[index]);
       if (quiet) continue;
       const engine::PrecompileResult& result = results[index];
