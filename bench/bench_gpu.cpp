@@ -559,6 +559,16 @@ class GpuBench {
               "batches of bare launches, which measured {:.2f} us",
               kBatches, kCalls, with_out ? " into out=" : "", bare_us);
           r.extra.emplace_back("bare_launch_interleaved_us", bare_us);
+          if (bare_) {
+            // A diagnostic, not the target: the same bare launch against an empty kernel taking
+            // our loop's ten parameters, interleaved the same way. Their difference is what the
+            // driver charges for the parameters, which no host-side work of jitvec can remove.
+            const auto [with_parameters_us, plain_us] = bench::host_us_per_call_interleaved(
+                stream_, kBatches, kCalls, [&] { bare_->launch_with_parameters(); },
+                [&] { bare_->launch(); });
+            r.extra.emplace_back("bare_launch_10_params_us", with_parameters_us);
+            r.extra.emplace_back("bare_launch_beside_10_params_us", plain_us);
+          }
           r.compare_time("bare_launch", bare_us / 1000.0, bench::kRatioTimeOverCeiling);
           poison(out, stream_);
           gaussian_pdf_(x, mean, sigma, jitvec::out(out));

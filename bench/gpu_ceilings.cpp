@@ -132,22 +132,51 @@ PinnedCopies measure_pinned_copies(int device, CUstream stream, std::size_t byte
 struct BareLaunch::Loaded {
   cuda::Module module;
   CUfunction kernel;
+  CUfunction with_parameters;
+  // Values for the ten parameters (null pointers: the kernel reads nothing) and one pointer
+  // to each, as jitvec's launcher passes them.
+  struct Values {
+    const float* in[3] = {};
+    float scalar[3] = {};
+    float* out = nullptr;
+    unsigned masks[2] = {};
+    long long n = 1024;
+  } values;
+  void* parameters[10] = {};
 };
 
 BareLaunch::BareLaunch(int device, CUstream stream) : stream_(stream) {
   static const char* const kName = "jitvec_bench_empty_kernel";
+  static const char* const kParametersName = "jitvec_bench_empty_kernel_10";
   const cuda::DeviceInfo& info = cuda::device_info(device);
   const jitvec::compile::CudaBinary binary = jitvec::compile::compile_cuda(
-      fmt::format("extern \"C\" __global__ void {}() {{}}\n", kName), kName,
-      jitvec::compile::arch_for_device(info.cc_major, info.cc_minor));
+      fmt::format("extern \"C\" __global__ void {}() {{}}\n"
+                  "extern \"C\" __global__ void {}(const float* __restrict__ in0, const float s0, "
+                  "const float* __restrict__ in1, const float s1, const float* __restrict__ in2, "
+                  "const float s2, float* __restrict__ out, const unsigned scalar_mask, "
+                  "const unsigned lane_mask, const long long n) {{}}\n",
+                  kName, kParametersName),
+      kName, jitvec::compile::arch_for_device(info.cc_major, info.cc_minor));
   cuda::Module module = cuda::Module::load(device, binary.cubin, binary.ptx);
   const CUfunction kernel = module.function(kName);
-  loaded_ = std::make_shared<const Loaded>(Loaded{std::move(module), kernel});
+  const CUfunction with_parameters = module.function(kParametersName);
+  auto loaded = std::make_shared<Loaded>(Loaded{std::move(module), kernel, with_parameters});
+  Loaded::Values& v = loaded->values;
+  void* const pointers[10] = {&v.in[0], &v.scalar[0], &v.in[1], &v.scalar[1], &v.in[2],
+                              &v.scalar[2], &v.out,  &v.masks[0], &v.masks[1], &v.n};
+  std::copy(std::begin(pointers), std::end(pointers), loaded->parameters);
+  loaded_ = std::move(loaded);
 }
 
 void BareLaunch::launch() const {
   cuda::check(cuda::driver().launchKernel(loaded_->kernel, 1, 1, 1, 32, 1, 1, 0, stream_, nullptr,
                                           nullptr),
+              "cuLaunchKernel");
+}
+
+void BareLaunch::launch_with_parameters() const {
+  cuda::check(cuda::driver().launchKernel(loaded_->with_parameters, 1, 1, 1, 32, 1, 1, 0, stream_,
+                                          const_cast<void**>(loaded_->parameters), nullptr),
               "cuLaunchKernel");
 }
 

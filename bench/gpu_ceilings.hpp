@@ -65,10 +65,16 @@ PinnedCopies measure_pinned_copies(int device, CUstream stream, std::size_t byte
 
 /// An empty kernel, compiled by NVRTC and loaded: launch() is one bare cuLaunchKernel of it
 /// (<<<1, 32>>>, no parameters) on `stream`, the floor for the host cost of any launch.
+/// launch_with_parameters() launches an empty kernel that takes the parameter list of jitvec's
+/// loop for float32 gaussian_pdf (three inputs: pointer and scalar each, the output, the two
+/// masks, the count: ten parameters), one pointer per parameter as jitvec passes them: what
+/// the driver charges for the parameters alone (a diagnostic beside the dispatch rows; the
+/// target compares with launch()).
 class BareLaunch {
  public:
   BareLaunch(int device, CUstream stream);
   void launch() const;
+  void launch_with_parameters() const;
   bool from_ptx() const;
 
  private:

@@ -6,8 +6,16 @@
 // memory (shared between copies of the Array, freed with the last one) or borrows memory the
 // caller owns (`Array::wrap`, `from_vector`). Views (transpose, slice, broadcast_to, reshape)
 // share memory and never copy. `to_device`/`to_host` copy, stream-ordered.
+//
+// An Array's shape and strides never change once it is made (views are new Arrays), so copies
+// of an Array share them, with the element count and contiguity derived from them: copying or
+// destroying an Array allocates and frees nothing (an atomic count), and a ufunc's new result
+// shares the layout of a contiguous input of its shape. shape() and strides() return references
+// that stay valid while this Array (or any Array sharing them) lives and is not assigned to, as
+// they always did.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +51,70 @@ class Stream {
 /// "(2, 3, 4)": a shape as NumPy prints it.
 std::string shape_to_string(const Shape& shape);
 
+namespace detail {
+
+/// The shape and strides of Arrays, with the element count and C-contiguity they give, shared
+/// by reference count between the Arrays that have them. Never changed once made.
+/// The library's own: use Array's members.
+struct ArrayLayout {
+  mutable std::atomic<std::intptr_t> refs{1};
+  Shape shape;
+  Strides strides;
+  std::int64_t size = 1;
+  bool contiguous = true;
+  /// The strides are exactly those Array::empty gives the shape (contiguous_strides).
+  bool c_strides = true;
+};
+/// Frees a layout whose last reference is gone.
+void free_array_layout(const ArrayLayout* layout) noexcept;
+/// The dimensions of a 0-d array: an Array without a layout (moved from) has them.
+extern const Shape kNoDimensions;
+
+/// A counted reference to an ArrayLayout; null stands for shape () and strides (), which is
+/// what an Array moved from is left with (as its vectors used to be).
+class LayoutRef {
+ public:
+  LayoutRef() noexcept = default;
+  /// Takes over the one reference of a new layout.
+  explicit LayoutRef(const ArrayLayout* fresh) noexcept : p_(fresh) {}
+  LayoutRef(const LayoutRef& other) noexcept : p_(other.p_) { retain(); }
+  LayoutRef(LayoutRef&& other) noexcept : p_(other.p_) { other.p_ = nullptr; }
+  LayoutRef& operator=(const LayoutRef& other) noexcept {
+    other.retain();
+    release();
+    p_ = other.p_;
+    return *this;
+  }
+  LayoutRef& operator=(LayoutRef&& other) noexcept {
+    if (this != &other) {
+      release();
+      p_ = other.p_;
+      other.p_ = nullptr;
+    }
+    return *this;
+  }
+  ~LayoutRef() { release(); }
+
+  const ArrayLayout* get() const noexcept { return p_; }
+  const Shape& shape() const noexcept { return p_ ? p_->shape : kNoDimensions; }
+  const Strides& strides() const noexcept { return p_ ? p_->strides : kNoDimensions; }
+
+ private:
+  void retain() const noexcept {
+    if (p_) p_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  void release() noexcept {
+    // The last reference (a count of 1 seen with acquire) frees without a read-modify-write.
+    if (p_ && (p_->refs.load(std::memory_order_acquire) == 1 ||
+               p_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)) {
+      free_array_layout(p_);
+    }
+  }
+  const ArrayLayout* p_ = nullptr;
+};
+
+}  // namespace detail
+
 class Array {
  public:
   /// An empty 1-d float32 array of size 0.
@@ -66,10 +138,10 @@ class Array {
                      Stream stream = {});
 
   DType dtype() const noexcept { return dtype_; }
-  const Shape& shape() const noexcept { return shape_; }
-  const Strides& strides() const noexcept { return strides_; }
-  int ndim() const noexcept { return static_cast<int>(shape_.size()); }
-  std::int64_t size() const noexcept;
+  const Shape& shape() const noexcept { return layout_.shape(); }
+  const Strides& strides() const noexcept { return layout_.strides(); }
+  int ndim() const noexcept { return static_cast<int>(shape().size()); }
+  std::int64_t size() const noexcept { return layout_.get() ? layout_.get()->size : 1; }
   Memory memory() const noexcept { return memory_; }
   int device() const noexcept { return device_; }
   bool is_device() const noexcept { return memory_ == Memory::device; }
@@ -80,7 +152,7 @@ class Array {
     return static_cast<T*>(data_);
   }
   /// C-contiguous (row-major, no gaps); size-1 dimensions' strides do not matter.
-  bool is_contiguous() const noexcept;
+  bool is_contiguous() const noexcept { return !layout_.get() || layout_.get()->contiguous; }
   /// Whether this Array owns (a share of) its memory.
   bool owns_memory() const noexcept { return static_cast<bool>(owner_); }
 
@@ -125,16 +197,14 @@ class Array {
 
  private:
   void check_dtype(DType wanted) const;
-  // An Array with no shape yet, for members that set every field (Array() allocates the shape
-  // (0) and strides (1)).
+  // An Array with no layout yet (shape ()), for members that set every field.
   struct Unset {};
   explicit Array(Unset) noexcept {}
 
   std::shared_ptr<void> owner_;
   void* data_ = nullptr;
+  detail::LayoutRef layout_;  // shared with copies; never changed in place
   DType dtype_ = DType::float32;
-  Shape shape_;
-  Strides strides_;
   Memory memory_ = Memory::host;
   int device_ = 0;
 

@@ -40,6 +40,53 @@ void check_shape(const Shape& shape) {
   }
 }
 
+const Shape kNoDimensions;
+
+void free_array_layout(const ArrayLayout* layout) noexcept { delete layout; }
+
+bool is_contiguous(const Shape& shape, const Strides& strides) {
+  std::int64_t step = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 0) return true;
+    if (shape[d] != 1 && strides[d] != step) return false;
+    step *= shape[d];
+  }
+  return true;
+}
+
+namespace {
+
+// Whether `strides` are exactly contiguous_strides(shape).
+bool has_contiguous_strides(const Shape& shape, const Strides& strides) {
+  std::int64_t step = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    if (strides[d] != step) return false;
+    step *= shape[d] > 0 ? shape[d] : 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+LayoutRef make_layout(Shape shape, Strides strides) {
+  auto* layout = new ArrayLayout;
+  layout->size = element_count(shape);
+  layout->contiguous = is_contiguous(shape, strides);
+  layout->c_strides = layout->contiguous && has_contiguous_strides(shape, strides);
+  layout->shape = std::move(shape);
+  layout->strides = std::move(strides);
+  return LayoutRef(layout);
+}
+
+LayoutRef contiguous_layout(Shape shape) {
+  auto* layout = new ArrayLayout;
+  layout->size = element_count(shape);
+  layout->contiguous = true;
+  layout->strides = contiguous_strides(shape);
+  layout->shape = std::move(shape);
+  return LayoutRef(layout);
+}
+
 }  // namespace detail
 
 using detail::check_shape;
@@ -51,7 +98,12 @@ std::string shape_to_string(const Shape& shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
-Array::Array() : shape_{0}, strides_{1} {}
+// Shape (0), strides (1): one layout made at the first call, shared by every Array() since
+// (it holds a reference of its own, so it is never freed).
+Array::Array() : layout_([] {
+  static const detail::LayoutRef empty_1d = detail::make_layout(Shape{0}, Strides{1});
+  return empty_1d;
+}()) {}
 
 Array Array::wrap(void* data, DType dtype, Shape shape, Strides strides, Memory memory, int device) {
   check_shape(shape);
@@ -69,26 +121,13 @@ Array Array::wrap(void* data, DType dtype, Shape shape, Strides strides, Memory 
     throw ArgumentError(fmt::format("data pointer {} is not aligned to {} bytes, as {} elements need",
                                     data, dtype_alignment(dtype), dtype_name(dtype)));
   }
-  Array a;
+  Array a{Unset{}};
   a.data_ = data;
   a.dtype_ = dtype;
-  a.shape_ = std::move(shape);
-  a.strides_ = std::move(strides);
+  a.layout_ = detail::make_layout(std::move(shape), std::move(strides));
   a.memory_ = memory;
   a.device_ = device;
   return a;
-}
-
-std::int64_t Array::size() const noexcept { return element_count(shape_); }
-
-bool Array::is_contiguous() const noexcept {
-  std::int64_t step = 1;
-  for (std::size_t d = shape_.size(); d-- > 0;) {
-    if (shape_[d] == 0) return true;
-    if (shape_[d] != 1 && strides_[d] != step) return false;
-    step *= shape_[d];
-  }
-  return true;
 }
 
 void Array::check_dtype(DType wanted) const {
@@ -99,17 +138,20 @@ void Array::check_dtype(DType wanted) const {
 }
 
 Array Array::transpose() const {
-  std::vector<int> axes(shape_.size());
+  std::vector<int> axes(shape().size());
   std::iota(axes.rbegin(), axes.rend(), 0);
   return permute(axes);
 }
 
 Array Array::permute(const std::vector<int>& axes) const {
-  if (axes.size() != shape_.size()) {
+  if (axes.size() != static_cast<std::size_t>(ndim())) {
     throw ArgumentError(fmt::format("permute: {} axes given for a {}-d array", axes.size(), ndim()));
   }
   std::vector<bool> seen(axes.size(), false);
-  Array v = *this;
+  const Shape& old_shape = shape();
+  const Strides& old_strides = strides();
+  Shape shape(axes.size());
+  Strides strides(axes.size());
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const int a = axes[i];
     if (a < 0 || a >= ndim() || seen[a]) {
@@ -117,9 +159,11 @@ Array Array::permute(const std::vector<int>& axes) const {
                                       fmt::join(axes, ", "), ndim() - 1));
     }
     seen[a] = true;
-    v.shape_[i] = shape_[a];
-    v.strides_[i] = strides_[a];
+    shape[i] = old_shape[a];
+    strides[i] = old_strides[a];
   }
+  Array v = *this;
+  v.layout_ = detail::make_layout(std::move(shape), std::move(strides));
   return v;
 }
 
@@ -128,9 +172,11 @@ Array Array::slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t
     throw ArgumentError(fmt::format("slice: axis {} out of range for a {}-d array", axis, ndim()));
   }
   if (step == 0) throw ArgumentError("slice: step must not be zero");
+  const Shape& old_shape = shape();
+  const Strides& old_strides = strides();
   // As Python does, so that -step is defined.
   if (step < -std::numeric_limits<std::int64_t>::max()) step = -std::numeric_limits<std::int64_t>::max();
-  const std::int64_t n = shape_[axis];
+  const std::int64_t n = old_shape[axis];
   // Python's slice.indices().
   auto clamp = [&](std::int64_t i, std::int64_t lo, std::int64_t hi) {
     if (i < 0) i += n;
@@ -148,37 +194,42 @@ Array Array::slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t
   const std::int64_t count = step > 0 ? (last > first ? (last - first - 1) / step + 1 : 0)
                                       : (first > last ? (first - last - 1) / -step + 1 : 0);
   Array v = *this;
-  std::int64_t offset = 0, stride = strides_[axis];
-  if ((count > 0 && (__builtin_mul_overflow(first, strides_[axis], &offset) ||
+  std::int64_t offset = 0, stride = old_strides[axis];
+  if ((count > 0 && (__builtin_mul_overflow(first, old_strides[axis], &offset) ||
                      __builtin_mul_overflow(offset, static_cast<std::int64_t>(dtype_size(dtype_)), &offset))) ||
-      (count > 1 && __builtin_mul_overflow(strides_[axis], step, &stride))) {
+      (count > 1 && __builtin_mul_overflow(old_strides[axis], step, &stride))) {
     throw ArgumentError(fmt::format("slice: offsets of slice({}, {}, {}, {}) overflow int64 on {}",
                                     axis, start, stop, step, describe()));
   }
   if (count > 0) v.data_ = static_cast<char*>(data_) + offset;
-  v.shape_[axis] = count;
-  v.strides_[axis] = stride;  // a dimension of 0 or 1 keeps its stride: it is never stepped
+  Shape shape = old_shape;
+  Strides strides = old_strides;
+  shape[axis] = count;
+  strides[axis] = stride;  // a dimension of 0 or 1 keeps its stride: it is never stepped
+  v.layout_ = detail::make_layout(std::move(shape), std::move(strides));
   return v;
 }
 
 Array Array::broadcast_to(const Shape& shape) const {
   check_shape(shape);
-  if (shape.size() < shape_.size()) {
+  const Shape& old_shape = this->shape();
+  const Strides& old_strides = this->strides();
+  if (shape.size() < old_shape.size()) {
     throw BroadcastError(fmt::format("cannot broadcast shape {} to {} (fewer dimensions)",
-                                     shape_to_string(shape_), shape_to_string(shape)));
+                                     shape_to_string(old_shape), shape_to_string(shape)));
   }
-  Array v = *this;
-  v.shape_ = shape;
-  v.strides_.assign(shape.size(), 0);
-  const std::size_t lead = shape.size() - shape_.size();
-  for (std::size_t d = 0; d < shape_.size(); ++d) {
-    if (shape_[d] == shape[lead + d]) {
-      v.strides_[lead + d] = shape_[d] == 1 ? 0 : strides_[d];
-    } else if (shape_[d] != 1) {
-      throw BroadcastError(fmt::format("cannot broadcast shape {} to {}", shape_to_string(shape_),
+  Strides strides(shape.size(), 0);
+  const std::size_t lead = shape.size() - old_shape.size();
+  for (std::size_t d = 0; d < old_shape.size(); ++d) {
+    if (old_shape[d] == shape[lead + d]) {
+      strides[lead + d] = old_shape[d] == 1 ? 0 : old_strides[d];
+    } else if (old_shape[d] != 1) {
+      throw BroadcastError(fmt::format("cannot broadcast shape {} to {}", shape_to_string(old_shape),
                                        shape_to_string(shape)));
     }
   }
+  Array v = *this;
+  v.layout_ = detail::make_layout(shape, std::move(strides));
   return v;
 }
 
@@ -186,21 +237,21 @@ Array Array::reshape(Shape shape) const {
   check_shape(shape);
   if (element_count(shape) != size()) {
     throw ArgumentError(fmt::format("cannot reshape an array of shape {} ({} elements) to {}",
-                                    shape_to_string(shape_), size(), shape_to_string(shape)));
+                                    shape_to_string(this->shape()), size(), shape_to_string(shape)));
   }
   if (!is_contiguous()) {
     throw ArgumentError(fmt::format("reshape needs a contiguous array; this one has shape {} and "
-                                    "strides {}", shape_to_string(shape_), shape_to_string(strides_)));
+                                    "strides {}", shape_to_string(this->shape()),
+                                    shape_to_string(strides())));
   }
   Array v = *this;
-  v.strides_ = contiguous_strides(shape);
-  v.shape_ = std::move(shape);
+  v.layout_ = detail::contiguous_layout(std::move(shape));
   return v;
 }
 
 std::string Array::describe() const {
   return fmt::format("{} array of shape {}, strides {}, in {}", dtype_name(dtype_),
-                     shape_to_string(shape_), shape_to_string(strides_),
+                     shape_to_string(shape()), shape_to_string(strides()),
                      memory_ == Memory::host ? std::string("host memory")
                                              : fmt::format("memory of cuda:{}", device_));
 }

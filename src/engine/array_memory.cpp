@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/array_access.hpp"
 #include "core/array_layout.hpp"
 #include "core/strided_copy.hpp"
 #include "cuda/context.hpp"
@@ -68,6 +69,14 @@ template <class Work> auto needing_gpu(const char* what, Work work) {
   }
 }
 
+// The memory of a new array of `bytes`, or null for 0 bytes of device memory.
+std::shared_ptr<void> allocate(std::size_t bytes, Memory memory, int device, Stream stream) {
+  if (memory == Memory::host) return allocate_host(bytes);
+  if (bytes == 0) return nullptr;
+  return needing_gpu("Array::empty(Memory::device)",
+                     [&] { return allocate_device(bytes, device, stream); });
+}
+
 }  // namespace
 
 Array Array::empty(DType dtype, Shape shape, Memory memory, int device, Stream stream) {
@@ -75,23 +84,33 @@ Array Array::empty(DType dtype, Shape shape, Memory memory, int device, Stream s
   const std::size_t bytes =
       static_cast<std::size_t>(detail::element_count(shape)) * dtype_size(dtype);
   Array a{Unset{}};
-  if (memory == Memory::host) {
-    a.owner_ = allocate_host(bytes);
-  } else if (bytes > 0) {
-    a.owner_ = needing_gpu("Array::empty(Memory::device)",
-                           [&] { return allocate_device(bytes, device, stream); });
-  }
+  a.owner_ = allocate(bytes, memory, device, stream);
   a.data_ = a.owner_.get();
   a.dtype_ = dtype;
-  a.strides_ = detail::contiguous_strides(shape);
-  a.shape_ = std::move(shape);
+  a.layout_ = detail::contiguous_layout(std::move(shape));
+  a.memory_ = memory;
+  a.device_ = device;
+  return a;
+}
+
+Array ArrayAccess::empty_like(DType dtype, const Array& like, Memory memory, int device,
+                              Stream stream) {
+  const detail::ArrayLayout* layout = like.layout_.get();
+  if (!layout || !layout->c_strides) return Array::empty(dtype, like.shape(), memory, device, stream);
+  // like's shape was checked when its layout was made, and its strides are Array::empty's.
+  Array a{Array::Unset{}};
+  a.owner_ = allocate(static_cast<std::size_t>(layout->size) * dtype_size(dtype), memory, device,
+                      stream);
+  a.data_ = a.owner_.get();
+  a.dtype_ = dtype;
+  a.layout_ = like.layout_;
   a.memory_ = memory;
   a.device_ = device;
   return a;
 }
 
 Array Array::to_host(Stream stream) const {
-  Array result = Array::empty(dtype_, shape_, Memory::host);
+  Array result = Array::empty(dtype_, shape(), Memory::host);
   if (size() == 0) return result;
   if (memory_ == Memory::host) {
     detail::copy_strided_to_contiguous(*this, result.data());
@@ -119,7 +138,7 @@ Array Array::to_host(Stream stream) const {
 
 Array Array::to_device(int device, Stream stream) const {
   return needing_gpu("to_device", [&] {
-    Array result = Array::empty(dtype_, shape_, Memory::device, device, stream);
+    Array result = Array::empty(dtype_, shape(), Memory::device, device, stream);
     if (size() == 0) return result;
     cuda::ContextGuard guard(device);
     const std::size_t bytes = static_cast<std::size_t>(size()) * dtype_size(dtype_);

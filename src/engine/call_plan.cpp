@@ -5,34 +5,41 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/array_access.hpp"
 #include "engine/engine_impl.hpp"
 #include "launch/broadcast.hpp"
 
 namespace jitvec::engine {
 namespace {
 
+// Whether two shapes are equal; the same vector (a shared layout's) needs no comparison.
+bool same_shape(const Shape& a, const Shape& b) { return &a == &b || a == b; }
+
 void check_out(const detail::UfuncImpl& ufunc, const CallPlan& plan, int j) {
   const Array& out = *plan.outs[j];
   const DType result = plan.spec.loop.results[j];
-  const std::string name = out_name(plan, j);
+  // Named only for an error (a string a call otherwise).
+  const auto name = [&plan, j] { return out_name(plan, j); };
   if (!can_cast_same_kind(result, out.dtype())) {
     throw ArgumentError(fmt::format(
         "ufunc '{}': {} is a {} array, but loop {} returns {}{}, which does not cast to {} "
         "(casting='same_kind')",
-        ufunc.name, name, dtype_name(out.dtype()), plan.spec.loop.to_string(), dtype_name(result),
+        ufunc.name, name(), dtype_name(out.dtype()), plan.spec.loop.to_string(), dtype_name(result),
         plan.nout == 1 ? "" : fmt::format(" as output {}", j + 1), dtype_name(out.dtype())));
   }
-  if (out.shape() != plan.shape) {
+  if (!same_shape(out.shape(), plan.shape)) {
     throw BroadcastError(fmt::format("ufunc '{}': {} has shape {}, but the inputs broadcast to {}",
-                                     ufunc.name, name, shape_to_string(out.shape()),
+                                     ufunc.name, name(), shape_to_string(out.shape()),
                                      shape_to_string(plan.shape)));
   }
+  // A contiguous out= with elements has no stride 0 along a dimension longer than 1.
+  if (out.is_contiguous() && out.size() > 0) return;
   for (int d = 0; d < out.ndim(); ++d) {
     if (out.strides()[d] == 0 && out.shape()[d] > 1) {
       throw ArgumentError(fmt::format(
           "ufunc '{}': {} has stride 0 in dimension {} (a broadcast view): several results "
           "would land on one element",
-          ufunc.name, name, d));
+          ufunc.name, name(), d));
     }
   }
 }
@@ -151,20 +158,24 @@ const codegen::LoopSpec& resolve(const detail::UfuncImpl& ufunc, const ParsedArg
 const Shape kScalarShape{};
 
 // The broadcast shape of the inputs: the first array's own shape when every array has it (no
-// allocation), else `owned`.
-const Shape& broadcast_shape(const ParsedArgs& p, std::shared_ptr<const Shape>& owned) {
+// allocation; `source` is that array), else `owned`.
+const Shape& broadcast_shape(const ParsedArgs& p, std::shared_ptr<const Shape>& owned,
+                             const Array*& source) {
   const Array* first = nullptr;
   bool same = true;
   for (int k = 0; k < p.nin; ++k) {
     if (!p.inputs[k]) continue;
     if (!first) {
       first = p.inputs[k];
-    } else if (same && p.inputs[k]->shape() != first->shape()) {
+    } else if (same && !same_shape(p.inputs[k]->shape(), first->shape())) {
       same = false;
     }
   }
   if (!first) return kScalarShape;
-  if (same) return first->shape();
+  if (same) {
+    source = first;
+    return first->shape();
+  }
   std::array<launch::NamedShape, launch::kMaxOperands> shapes{};
   std::size_t arrays = 0;
   for (int k = 0; k < p.nin; ++k) {
@@ -184,7 +195,8 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   std::shared_ptr<const codegen::LoopSpec> spec_owner;
   const codegen::LoopSpec& spec = resolve(ufunc, p, signature_index, resolution, spec_owner);
   std::shared_ptr<const Shape> shape_owner;
-  const Shape& shape = broadcast_shape(p, shape_owner);
+  const Array* shape_source = nullptr;
+  const Shape& shape = broadcast_shape(p, shape_owner, shape_source);
 
   CallPlan plan(spec, shape);
   plan.target = p.target ? *p.target : ufunc.target ? *ufunc.target : default_target;
@@ -195,6 +207,7 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   plan.resolution = resolution;
   plan.spec_owner = std::move(spec_owner);
   plan.shape_owner = std::move(shape_owner);
+  plan.shape_source = shape_source;
   const Signature& loop = ufunc.signatures[signature_index];
   for (int k = 0; k < plan.nin; ++k) {
     if (p.typed[k].is_scalar) {
@@ -208,18 +221,30 @@ CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, c
   // resolve() checked that out= is given for every output or none.
   for (int j = 0; j < plan.nout; ++j) plan.outs[j] = p.outs_given ? p.outs[j] : nullptr;
   plan.out = plan.outs[0];
-  plan.numel = 1;
-  for (std::int64_t s : plan.shape) plan.numel *= s;
+  if (shape_source) {
+    plan.numel = shape_source->size();
+  } else {
+    plan.numel = 1;
+    for (std::int64_t s : plan.shape) plan.numel *= s;
+  }
   for (int j = 0; j < plan.nout && plan.outs[0]; ++j) check_out(ufunc, plan, j);
   return plan;
 }
 
+Array new_output(const CallPlan& plan, int j, Memory memory, int device, Stream stream) {
+  const DType dtype = plan.spec.outputs[j];
+  if (plan.shape_source) return ArrayAccess::empty_like(dtype, *plan.shape_source, memory, device, stream);
+  return Array::empty(dtype, plan.shape, memory, device, stream);
+}
+
 bool is_plain_contiguous(const CallPlan& plan, const Array* const* inputs, const Array* const* outs) {
   for (int j = 0; j < plan.nout; ++j) {
-    if (!outs[j]->is_contiguous() || outs[j]->shape() != plan.shape) return false;
+    if (!outs[j]->is_contiguous() || !same_shape(outs[j]->shape(), plan.shape)) return false;
   }
   for (int k = 0; k < plan.nin; ++k) {
-    if (inputs[k] && (inputs[k]->shape() != plan.shape || !inputs[k]->is_contiguous())) return false;
+    if (inputs[k] && (!same_shape(inputs[k]->shape(), plan.shape) || !inputs[k]->is_contiguous())) {
+      return false;
+    }
   }
   return true;
 }

@@ -12,7 +12,8 @@
 // A plan allocates nothing in the common case: its LoopSpec is the one in the ufunc's
 // resolution cache (resolution_cache.hpp), and its shape is an input's when no input is
 // broadcast; otherwise the plan holds its own (spec_owner, shape_owner: shared, so copies of
-// a plan stay valid).
+// a plan stay valid). A new output of an input's shape shares that input's layout
+// (new_output), so it allocates only its memory.
 #pragma once
 
 #include <array>
@@ -62,6 +63,9 @@ struct CallPlan {
   /// The broadcast shape: an input array's own shape when none is broadcast, else *shape_owner.
   const Shape& shape;
   std::shared_ptr<const Shape> shape_owner;
+  /// The input array whose shape `shape` is (the first array), or null when inputs broadcast
+  /// or all are scalars: new outputs share its layout when it is C-contiguous (new_output).
+  const Array* shape_source = nullptr;
   std::int64_t numel = 0;
 };
 
@@ -85,5 +89,10 @@ std::vector<Strides> operand_strides(const CallPlan& plan, const Array* const* i
 
 /// How errors name output j's out=: "out=" for a ufunc of one output, else "out= of output <j+1>".
 std::string out_name(const CallPlan& plan, int j);
+
+/// A new C-contiguous array for output j (plan.spec.outputs[j], plan.shape) in `memory`: as
+/// Array::empty, but sharing plan.shape_source's layout when its strides are Array::empty's,
+/// so the result allocates no shape or strides of its own.
+Array new_output(const CallPlan& plan, int j, Memory memory, int device = 0, Stream stream = {});
 
 }  // namespace jitvec::engine

@@ -164,8 +164,7 @@ void run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results) 
       outs[j] = out;
     } else {
       outs[j] = &made.emplace(launch::kMaxOperands + j,
-                              Array::empty(plan.spec.outputs[j], plan.shape, Memory::device,
-                                           device, stream));
+                              new_output(plan, j, Memory::device, device, stream));
     }
   }
   if (plan.numel > 0) {

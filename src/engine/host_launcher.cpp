@@ -47,7 +47,7 @@ void run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results)
                                     "the host",
                                     ufunc.name, out_name(plan, j), target_name(plan.target)));
     }
-    results[j] = plan.outs[j] ? *plan.outs[j] : Array::empty(plan.spec.outputs[j], plan.shape, Memory::host);
+    results[j] = plan.outs[j] ? *plan.outs[j] : new_output(plan, j, Memory::host);
     outs[j] = &results[j];
     out_pointers[j] = results[j].data();
   }

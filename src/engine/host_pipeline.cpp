@@ -81,7 +81,7 @@ void run_pipelined(detail::UfuncImpl& ufunc, const CallPlan& plan, const CudaLoo
                    int device, Array* results) {
   const int nout = plan.nout;
   for (int j = 0; j < nout; ++j) {
-    results[j] = plan.outs[j] ? *plan.outs[j] : Array::empty(plan.spec.outputs[j], plan.shape, Memory::host);
+    results[j] = plan.outs[j] ? *plan.outs[j] : new_output(plan, j, Memory::host);
   }
   const std::int64_t n = plan.numel;
 
