@@ -13,8 +13,10 @@ numbers from the H200 rather than on guesses:
   cupy stream   cupy.cuda.get_current_stream(0).ptr (what jitvec calls), without the device,
                 cupy.cuda.runtime.getDevice()
   cupy out      UnownedMemory, MemoryPointer, ndarray(shape, dtype, memptr) with and without
-                strides (the wrap jitvec uses), cupy.ndarray(shape, dtype) from CuPy's pool,
-                cupy.cuda.memory.alloc, cupy.empty, cupy.from_dlpack(jitvec.Array)
+                strides, with a scalar type as the dtype, as ndarray.__new__'s two steps (what
+                jitvec does in C++), jitvec's whole wrap (_cupy_view) both ways,
+                cupy.ndarray(shape, dtype) from CuPy's pool, cupy.cuda.memory.alloc, cupy.empty,
+                cupy.from_dlpack(jitvec.Array)
   torch in      t.data_ptr(), t.shape, t.stride(), t.dtype, t.is_cuda, t.get_device(),
                 t.requires_grad, t.is_conj(), t.is_neg(), torch._C._to_dlpack(t), t.__dlpack__()
   torch stream  torch._C._cuda_getCurrentRawStream(0), torch.cuda.current_stream().cuda_stream
@@ -101,7 +103,8 @@ def main():
               "shape": (n,), "strides": (4,), "f32": np.dtype(np.float32),
               "gcs": cp.cuda.get_current_stream, "UM": cp.cuda.UnownedMemory,
               "MP": cp.cuda.MemoryPointer, "ND": cp.ndarray, "alloc": cp.cuda.memory.alloc,
-              "getDevice": cp.cuda.runtime.getDevice}
+              "getDevice": cp.cuda.runtime.getDevice, "F32": np.float32,
+              "B": cp.ndarray.__mro__[1]}
         sync = cp.cuda.get_current_stream().synchronize
         section(f"CuPy {cp.__version__}: arguments in ({n} float32)")
         row("loop", "(empty statement: the timing loop itself)", "pass", ns, sync)
@@ -145,6 +148,14 @@ def main():
         row("cupy_out", "cp.ndarray(shape, f32, mp, strides)", "ND(shape, f32, mp, strides)", ns, sync)
         row("cupy_out", "the whole wrap: ndarray(shape, f32, MP(UM(...), 0))",
             "ND(shape, f32, MP(UM(ptr, nbytes, x, 0), 0))", ns, sync)
+        row("cupy_out", "cp.ndarray(shape, np.float32, mp) (a scalar type as the dtype)", "ND(shape, F32, mp)", ns, sync)
+        row("cupy_out", "_ndarray_base.__new__(ND); ._init(shape, np.float32, mp) (ndarray.__new__'s steps)",
+            "v = B.__new__(ND); v._init(shape, F32, mp)", ns, sync)
+        for fast in (True, False):
+            _jitvec._set_interop(cupy_fast_new=fast)
+            row("cupy_out", f"jitvec's wrap over x's memory (_cupy_view), cupy_fast_new={fast}",
+                "_jitvec._cupy_view(ptr, 'float32', [len(x)], [], 0, x)", ns, sync)
+        _jitvec._set_interop(cupy_fast_new=True)
         row("cupy_out", "cp.ndarray(shape, f32) (CuPy's pool: jitvec's pool mode)", "ND(shape, f32)", ns, sync)
         row("cupy_out", "cp.cuda.memory.alloc(nbytes)", "alloc(nbytes)", ns, sync)
         row("cupy_out", "cp.empty(shape, f32)", "cp.empty(shape, f32)", ns, sync)

@@ -255,16 +255,32 @@ void destroy_owner(PyObject* capsule) {
 InteropSettings& settings() { return *interop; }
 
 TorchPlace torch_place(nb::handle tensor) {
+  static PyObject* const is_cuda = PyUnicode_InternFromString("is_cuda");
+  static PyObject* const get_device = PyUnicode_InternFromString("get_device");
   TorchPlace p;
-  p.cuda = nb::cast<bool>(tensor.attr("is_cuda"));
-  if (p.cuda) p.device = nb::cast<int>(tensor.attr("get_device")());
+  nb::object flag = nb::steal(PyObject_GetAttr(tensor.ptr(), is_cuda));
+  if (!flag.is_valid()) throw nb::python_error();
+  p.cuda = flag.ptr() == Py_True;
+  if (p.cuda) {
+    PyObject* args[] = {tensor.ptr()};
+    nb::object device = nb::steal(PyObject_VectorcallMethod(get_device, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+    if (!device.is_valid()) throw nb::python_error();
+    p.device = static_cast<int>(PyLong_AsLong(device.ptr()));
+    if (PyErr_Occurred()) throw nb::python_error();
+  }
   return p;
 }
 
 nb::object torch_capsule(nb::handle tensor) {
+  static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
   const TorchEntries& e = torch_lookup();
-  if (!e.found || nb::cast<bool>(tensor.attr("requires_grad"))) return nb::object();
-  return e.to_dlpack(tensor);
+  if (!e.found) return nb::object();
+  nb::object grad = nb::steal(PyObject_GetAttr(tensor.ptr(), requires_grad));
+  if (!grad.is_valid()) throw nb::python_error();
+  if (grad.ptr() != Py_False) return nb::object();
+  nb::object capsule = nb::steal(call1(e.to_dlpack.ptr(), tensor.ptr()));
+  if (!capsule.is_valid()) throw nb::python_error();
+  return capsule;
 }
 
 nb::object torch_tensor(const jitvec::Array& array) {
