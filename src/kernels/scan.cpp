@@ -206,7 +206,8 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_
   if constexpr (PACKED) {
     if (lane == 0) {
       run = stage[found - lo];
-      for (long long at = found + 1; at < hi; ++at) run = jitvec_apply(run, stage[at - lo]);
+#pragma unroll 8
+      for (int at = static_cast<int>(found - lo) + 1; at < static_cast<int>(hi - lo); ++at) run = jitvec_apply(run, stage[at]);
     }
     next = hi;
     __syncwarp();
@@ -220,6 +221,7 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_
     for (int i = lane; i < n; i += 32) stage[i] = status.value(next + i, false);
     __syncwarp();
     if (lane == 0) {
+#pragma unroll 8
       for (int i = 0; i < n; ++i) run = jitvec_apply(run, stage[i]);
     }
     __syncwarp();
