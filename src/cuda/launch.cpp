@@ -32,9 +32,11 @@ void launch_with(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned
   if (shared_bytes > UINT_MAX) {
     launch_failed(CUDA_ERROR_INVALID_VALUE, grid_x, grid_y, grid_z, block, shared_bytes);
   }
+  // A launch follows a loaded module, so the driver loaded: kept after the first call.
+  static const Driver& d = driver();
   const auto launch_once = [&] {
-    return driver().launchKernel(function, grid_x, grid_y, grid_z, block, 1, 1,
-                                 static_cast<unsigned>(shared_bytes), stream, params, extra);
+    return d.launchKernel(function, grid_x, grid_y, grid_z, block, 1, 1,
+                          static_cast<unsigned>(shared_bytes), stream, params, extra);
   };
   CUresult result = launch_once();
   if (result != CUDA_SUCCESS && guard && guard->trusted_cache() && context_refused(result)) {

@@ -38,20 +38,18 @@ int choose_device(const detail::UfuncImpl& ufunc, const CallPlan& plan) {
   return device < 0 ? 0 : device;
 }
 
-// The operands of a call as kernels::choose_kernel sees them.
-kernels::CallOperands call_operands(const CallPlan& plan, void* const* inputs, void* const* outs) {
+// The operands of a call as kernels::choose_kernel sees them (the loop's spec is the plan's).
+kernels::CallOperands call_operands(const CudaLoop& loop, const CallPlan& plan, void* const* inputs,
+                                    void* const* outs) {
   kernels::CallOperands ops;
   ops.inputs = plan.nin;
   ops.outputs = plan.nout;
   ops.scalar_mask = plan.scalar_mask;
-  for (int k = 0; k < plan.nin; ++k) {
-    ops.addresses[k] = reinterpret_cast<std::uintptr_t>(inputs[k]);
-    ops.element_bytes[k] = static_cast<std::uint8_t>(dtype_size(plan.spec.inputs[k]));
-  }
+  for (int k = 0; k < plan.nin; ++k) ops.addresses[k] = reinterpret_cast<std::uintptr_t>(inputs[k]);
   for (int j = 0; j < plan.nout; ++j) {
     ops.addresses[plan.nin + j] = reinterpret_cast<std::uintptr_t>(outs[j]);
-    ops.element_bytes[plan.nin + j] = static_cast<std::uint8_t>(dtype_size(plan.spec.outputs[j]));
   }
+  ops.element_bytes = loop.element_bytes;
   return ops;
 }
 
@@ -80,7 +78,7 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   for (int j = 0; j < plan.nout; ++j) out_pointers[j] = outs[j]->data();
   kernels::KernelArgs args;
   args.pack(loop.layout, pointers, plan.scalars.data(), out_pointers, plan.scalar_mask, 0);
-  const kernels::CallOperands ops = call_operands(plan, pointers, out_pointers);
+  const kernels::CallOperands ops = call_operands(loop, plan, pointers, out_pointers);
   const launch::IterationSpace space = iteration_space(plan, inputs, outs);
   const kernels::KernelChoice choice = kernels::choose_kernel(space, ops, loop.traits);
   if (choice.shape == kernels::ShapeBlock::count) {
@@ -114,7 +112,7 @@ void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* 
   args.pack(loop.layout, inputs, plan.scalars.data(), outs, plan.scalar_mask, 0);
   args.set_count(loop.layout, n);
   const kernels::KernelChoice choice =
-      kernels::choose_flat_kernel(n, call_operands(plan, inputs, outs), loop.traits);
+      kernels::choose_flat_kernel(n, call_operands(loop, plan, inputs, outs), loop.traits);
   launch_choice(loop, plan, choice, args, stream);
 }
 

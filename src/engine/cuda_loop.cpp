@@ -13,6 +13,14 @@ using kernels::KernelKind;
 
 namespace {
 
+std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes_of(const codegen::LoopSpec& spec) {
+  std::array<std::uint8_t, launch::kMaxOperands + 1> bytes{};
+  std::size_t next = 0;
+  for (DType t : spec.inputs) bytes[next++] = static_cast<std::uint8_t>(dtype_size(t));
+  for (DType t : spec.outputs) bytes[next++] = static_cast<std::uint8_t>(dtype_size(t));
+  return bytes;
+}
+
 int count_specialized_kinds() {
   int count = 0;
   for (const auto& k : kernels::kKernels) count += k.pattern_specialized ? 1 : 0;
@@ -24,6 +32,7 @@ int count_specialized_kinds() {
 CudaLoop::CudaLoop(cuda::Module module, const codegen::LoopSpec& spec)
     : traits(kernels::LoopTraits::of(spec)),
       layout(kernels::arg_layout(spec)),
+      element_bytes(element_bytes_of(spec)),
       module_(std::move(module)),
       // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
       max_shared_bytes_(std::min<int>(kernels::kMaxTiledInputs, static_cast<int>(spec.inputs.size())) *
@@ -45,16 +54,28 @@ CudaLoop::CudaLoop(cuda::Module module, const codegen::LoopSpec& spec)
   }
 }
 
+namespace {
+
+// Each kind's position among the pattern-specialized kinds (-1 for the others), once.
+constexpr std::array<int, kernels::kKernelKinds> specialized_positions() {
+  std::array<int, kernels::kKernelKinds> positions{};
+  int next = 0;
+  for (int k = 0; k < kernels::kKernelKinds; ++k) {
+    positions[k] = kernels::kKernels[k].pattern_specialized ? next++ : -1;
+  }
+  return positions;
+}
+constexpr std::array<int, kernels::kKernelKinds> kSpecializedPosition = specialized_positions();
+
+}  // namespace
+
 const CudaLoop::Slot& CudaLoop::slot(KernelKind kind, std::uint32_t scalar_mask) const {
-  if (kernels::traits(kind).pattern_specialized) {
+  const int position = kSpecializedPosition[static_cast<int>(kind)];
+  if (position >= 0) {
     for (std::size_t i = 0; i < specialized_masks_.size(); ++i) {
-      if (specialized_masks_[i] != scalar_mask) continue;
-      int index = 0;  // kind's position among the pattern-specialized kinds
-      for (const auto& k : kernels::kKernels) {
-        if (k.kind == kind) break;
-        index += k.pattern_specialized ? 1 : 0;
+      if (specialized_masks_[i] == scalar_mask) {
+        return slots_[kernels::kKernelKinds + static_cast<int>(i) * specialized_kinds_ + position];
       }
-      return slots_[kernels::kKernelKinds + static_cast<int>(i) * specialized_kinds_ + index];
     }
   }
   return slots_[static_cast<int>(kind)];

@@ -12,6 +12,7 @@
 
 #include <cuda.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -41,6 +42,9 @@ class CudaLoop {
   const kernels::LoopTraits traits;
   /// Where each argument goes in the argument image.
   const kernels::ArgLayout layout;
+  /// Bytes per element as stored: the inputs', then the outputs' (kernels::CallOperands's
+  /// order), so a launch does not look dtypes up.
+  const std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes;
 
  private:
   struct Slot {

@@ -190,6 +190,9 @@ bool scalar_fits(const ScalarValue& s, DType to) {
 }
 
 void convert_scalar(const ScalarValue& s, DType to, ScalarSlot& slot) {
+  // The common f(x, 0.5f): a float scalar of the loop's own type (exact in it).
+  if (s.type == to && to == DType::float32) return store<float>(slot, static_cast<float>(s.f));
+  if (s.type == to && to == DType::float64) return store<double>(slot, s.f);
   switch (to) {
     case DType::bool_: store<bool>(slot, scalar_as<bool>(s)); break;
     case DType::int8: store<std::int8_t>(slot, scalar_as<std::int8_t>(s)); break;
