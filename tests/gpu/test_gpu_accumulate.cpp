@@ -55,7 +55,7 @@ TEST_CASE("GPU accumulate: float32 sums in the documented tiles order, bit for b
   // Tile counts around the warp's 32 and the look-back window (a look-back that steps back,
   // a fold across windows), a partial last tile or none; then 2^24 and more (thousands of
   // tiles: many blocks in flight, look-backs over several windows).
-  std::vector<std::int64_t> lengths = {1000, 2 * tile, 31 * tile + 1, 32 * tile, 33 * tile + 17, 64 * tile,
+  std::vector<std::int64_t> lengths = {1000, 2 * tile, 31 * tile - 1, 32 * tile, 33 * tile - 17, 64 * tile,
                                        65 * tile + 3, window * tile - 1, window * tile, window * tile + 1,
                                        2 * window * tile + 5, (std::int64_t{1} << 24) + 3, tile * tile + 70 * tile + 3};
   for (std::int64_t n : lengths) {
