@@ -8,11 +8,11 @@
 // share memory and never copy. `to_device`/`to_host` copy, stream-ordered.
 //
 // An Array's shape and strides never change once it is made (views are new Arrays), so copies
-// of an Array share them, with the element count and contiguity derived from them: copying or
-// destroying an Array allocates and frees nothing (an atomic count), and a ufunc's new result
-// shares the layout of a contiguous input of its shape. shape() and strides() return references
-// that stay valid while this Array (or any Array sharing them) lives and is not assigned to, as
-// they always did.
+// of an Array share them, with the element count and contiguity derived from them: copying an
+// Array, or dropping one of several copies, costs an atomic count and no allocation, and a
+// ufunc's new result shares the layout of a contiguous input of its shape. shape() and
+// strides() return references that stay valid while this Array lives and is not assigned to,
+// as they always did. (A moved-from Array is 0-d: shape (), size 1.)
 #pragma once
 
 #include <atomic>

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 #include "core/array_layout.hpp"
@@ -69,22 +70,21 @@ bool has_contiguous_strides(const Shape& shape, const Strides& strides) {
 }  // namespace
 
 LayoutRef make_layout(Shape shape, Strides strides) {
-  auto* layout = new ArrayLayout;
+  auto layout = std::make_unique<ArrayLayout>();
   layout->size = element_count(shape);
   layout->contiguous = is_contiguous(shape, strides);
   layout->c_strides = layout->contiguous && has_contiguous_strides(shape, strides);
   layout->shape = std::move(shape);
   layout->strides = std::move(strides);
-  return LayoutRef(layout);
+  return LayoutRef(layout.release());
 }
 
 LayoutRef contiguous_layout(Shape shape) {
-  auto* layout = new ArrayLayout;
+  auto layout = std::make_unique<ArrayLayout>();
   layout->size = element_count(shape);
-  layout->contiguous = true;
-  layout->strides = contiguous_strides(shape);
+  layout->strides = contiguous_strides(shape);  // may throw: the layout is still owned here
   layout->shape = std::move(shape);
-  return LayoutRef(layout);
+  return LayoutRef(layout.release());
 }
 
 }  // namespace detail
