@@ -7,7 +7,8 @@ ElementwiseKernel and torch.add; the binding (python/src/fast_interop.cpp) picks
 correct step for each part. This probe times the candidates in isolation, so the choice rests on
 numbers from the H200 rather than on guesses:
 
-  cupy in       x.data.ptr, x.data.device_id, x.dtype, x.shape, x._c_contiguous, x.strides, ...
+  cupy in       x.data.ptr, x.data.device_id, x.dtype, x.ndim, x.size, x.shape, x._c_contiguous,
+                x.strides, ...
                 against the protocols (__cuda_array_interface__, __dlpack_device__, __dlpack__)
                 and jitvec's own import of x (_jitvec._describe_import) with and without them
   cupy stream   cupy.cuda.get_current_stream(0).ptr (what jitvec calls), without the device,
@@ -115,10 +116,11 @@ def main():
         row("cupy_in", "x.dtype.str", "x.dtype.str", ns, sync)
         row("cupy_in", "x.shape", "x.shape", ns, sync)
         row("cupy_in", "x.size", "x.size", ns, sync)
+        row("cupy_in", "x.ndim", "x.ndim", ns, sync)
         row("cupy_in", "x._c_contiguous", "x._c_contiguous", ns, sync)
         row("cupy_in", "x.strides", "x.strides", ns, sync)
-        row("cupy_in", "x.data.ptr, .device_id, x.dtype, x.shape, x._c_contiguous (jitvec's reads)",
-            "d = x.data; d.ptr; d.device_id; x.dtype; x.shape; x._c_contiguous", ns, sync)
+        row("cupy_in", "x.data.ptr, .device_id, x.dtype, x.ndim, x.size, x._c_contiguous (jitvec's, 1-d)",
+            "d = x.data; d.ptr; d.device_id; x.dtype; x.ndim; x.size; x._c_contiguous", ns, sync)
         row("cupy_in", "type(x) is cp.ndarray", "type(x) is ND", ns, sync)
         row("cupy_in", "x.__cuda_array_interface__", "x.__cuda_array_interface__", ns, sync)
         row("cupy_in", "x.__dlpack_device__()", "x.__dlpack_device__()", ns, sync)

@@ -64,7 +64,7 @@ struct CupyEntries {
   PyTypeObject* ndarray_base = nullptr;  // the base whose tp_new makes the object; null: public
   nb::object ndarray, memory_pointer, unowned_memory, get_current_stream, get_device, numpy_dtype;
   nb::object empty_tuple;
-  Member data, dtype, shape, strides, c_contiguous;  // cupy.ndarray's
+  Member data, dtype, shape, strides, c_contiguous, ndim, size;  // cupy.ndarray's
   Member ptr, device_id;                             // cupy.cuda.MemoryPointer's
   PyObject* stream_ptr = nullptr;      // "ptr" of a Stream (an instance attribute)
   PyObject* init = nullptr;            // "_init"
@@ -134,6 +134,8 @@ const CupyEntries& cupy_lookup() {
   e.shape = member(e.ndarray_type, "shape");
   e.strides = member(e.ndarray_type, "strides");
   e.c_contiguous = member(e.ndarray_type, "_c_contiguous");
+  e.ndim = member(e.ndarray_type, "ndim");
+  e.size = member(e.ndarray_type, "size");
   e.members = e.data.found && e.dtype.found && e.shape.found && e.strides.found &&
               PyType_Check(e.memory_pointer.ptr());
   if (e.members) {
@@ -201,6 +203,15 @@ jitvec::Shape tuple_values(PyObject* tuple, std::int64_t item, const char* what)
     values[static_cast<std::size_t>(d)] = v / item;
   }
   return values;
+}
+
+// An int member's value.
+long read_long(const Member& m, PyObject* x) {
+  nb::object v = nb::steal(m.read(x));
+  if (!v.is_valid()) throw nb::python_error();
+  const long value = PyLong_AsLong(v.ptr());
+  if (value == -1 && PyErr_Occurred()) throw nb::python_error();
+  return value;
 }
 
 PyObject* call1(PyObject* f, PyObject* a) {
@@ -317,9 +328,17 @@ std::optional<jitvec::Array> cupy_borrow(PyObject* x, const CupyData& data) {
   if (!dtype_object.is_valid()) throw nb::python_error();
   jitvec::DType dtype;
   if (!jitvec_dtype(e, dtype_object.ptr(), dtype)) return std::nullopt;
-  nb::object shape_object = nb::steal(e.shape.read(x));
-  if (!shape_object.is_valid()) throw nb::python_error();
-  jitvec::Shape shape = tuple_values(shape_object.ptr(), 1, "shape");
+  // 0-d and 1-d arrays (most calls): the shape from ndim and size, not from the tuple CuPy's
+  // shape getter builds from its C++ vector.
+  const long ndim = e.ndim.found && e.size.found ? read_long(e.ndim, x) : -1;
+  jitvec::Shape shape;
+  if (ndim == 1) {
+    shape.assign(1, read_long(e.size, x));
+  } else if (ndim != 0) {
+    nb::object shape_object = nb::steal(e.shape.read(x));
+    if (!shape_object.is_valid()) throw nb::python_error();
+    shape = tuple_values(shape_object.ptr(), 1, "shape");
+  }
   bool contiguous = false;
   if (e.c_contiguous.found) {
     nb::object flag = nb::steal(e.c_contiguous.read(x));

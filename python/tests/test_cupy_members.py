@@ -2,7 +2,8 @@
 a stand-in `cupy` package (written to a temporary folder and imported in a child interpreter,
 so the real CuPy of the GPU tests is never shadowed) has an `ndarray` class with the members
 jitvec reads (data -> MemoryPointer .ptr/.device_id, dtype, shape, strides, _c_contiguous) over
-a NumPy array's host memory and a made-up device id. What the binding makes of it
+a NumPy array's host memory and a made-up device id (and a variant without the optional
+_c_contiguous, ndim and size). What the binding makes of it
 (_jitvec._describe_import: the Array it would hand the library) is checked against NumPy's own
 view of the same memory: addresses, strides in elements (negative ones too), 0-d, dtypes, the
 device id, CuPy's current stream asked for that device; and that the protocol takes over for a
@@ -50,8 +51,10 @@ class ndarray:
         return self._base.__dlpack_device__()
 
 
-if _os.environ.get("FAKE_CUPY_NO_C_CONTIGUOUS") != "1":
+if _os.environ.get("FAKE_CUPY_MINIMAL") != "1":  # the members jitvec can do without
     ndarray._c_contiguous = property(lambda self: self._c)
+    ndarray.ndim = property(lambda self: self._base.ndim)
+    ndarray.size = property(lambda self: self._base.size)
 '''
 
 # CuPy's current stream on a device, as a stand-in: 1000 + the device, each query logged.
@@ -243,8 +246,9 @@ def test_cupy_members_are_read_as_numpy_sees_the_memory(tmp_path):
     run_checks(tmp_path)
 
 
-def test_without_cupys_contiguity_flag_the_strides_are_read(tmp_path):
-    run_checks(tmp_path, {"FAKE_CUPY_NO_C_CONTIGUOUS": "1"})
+def test_without_the_optional_members_shape_and_strides_are_read(tmp_path):
+    # No _c_contiguous, ndim, size: the shape tuple and the strides are read for every array.
+    run_checks(tmp_path, {"FAKE_CUPY_MINIMAL": "1"})
 
 
 @pytest.mark.skipif(importlib.util.find_spec("cupy") is None, reason="CuPy is not installed")
