@@ -63,8 +63,17 @@ std::string root_module(PyTypeObject* type) {
 
 TypeInfo& type_info(PyObject* obj) {
   PyTypeObject* type = Py_TYPE(obj);
+  // The last type asked about first: a call's arrays are mostly of one type. The table's
+  // entries never move (node-based) nor go away, so the pointer stays valid.
+  static PyTypeObject* last_type = nullptr;
+  static TypeInfo* last_info = nullptr;
+  if (type == last_type) return *last_info;
   auto it = g->types.find(type);
-  if (it != g->types.end()) return it->second;
+  if (it != g->types.end()) {
+    last_type = type;
+    last_info = &it->second;
+    return it->second;
+  }
   TypeInfo info;
   const std::string root = root_module(type);
   info.lib = root == "numpy" ? Lib::numpy : root == "cupy" ? Lib::cupy : root == "torch" ? Lib::torch : Lib::other;
