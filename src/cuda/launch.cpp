@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/log.hpp"
 #include "cuda/driver.hpp"
 
 namespace jitvec::cuda {
@@ -63,10 +64,23 @@ void launch_buffer(CUfunction function, unsigned grid_x, unsigned grid_y, unsign
   launch_with(function, grid_x, grid_y, grid_z, block, shared_bytes, stream, nullptr, extra, guard);
 }
 
+bool launch_params_buffer(const char* value) {
+  if (value == nullptr || *value == '\0' || std::strcmp(value, "pointers") == 0) return false;
+  if (std::strcmp(value, "buffer") == 0) return true;
+  jitvec::detail::warn_once("JITVEC_LAUNCH_PARAMS",
+            fmt::format("JITVEC_LAUNCH_PARAMS='{}' is not one of buffer, pointers: launches pass "
+                        "one pointer a parameter",
+                        value));
+  return false;
+}
+
 bool launch_with_buffer() noexcept {
   static const bool buffer = [] {
-    const char* value = std::getenv("JITVEC_LAUNCH_PARAMS");
-    return value != nullptr && std::strcmp(value, "buffer") == 0;
+    try {
+      return launch_params_buffer(std::getenv("JITVEC_LAUNCH_PARAMS"));
+    } catch (...) {  // a failed warning (no memory) leaves the default
+      return false;
+    }
   }();
   return buffer;
 }

@@ -38,6 +38,9 @@ void launch_buffer(CUfunction function, unsigned grid_x, unsigned grid_y, unsign
 /// buffer in the environment, read once; by default they go one pointer per parameter. An
 /// experiment switch for the H200 (bench/NOTES.md, "Session 5").
 bool launch_with_buffer() noexcept;
+/// What a JITVEC_LAUNCH_PARAMS value asks for: true for `buffer`, false for none, empty or
+/// `pointers` (the default); any other value is warned about once, naming it, and means false.
+bool launch_params_buffer(const char* value);
 
 /// How many blocks of `block_size` threads (without dynamic shared memory) of `function` can
 /// be resident on one multiprocessor at once; times DeviceInfo::sm_count, the largest grid

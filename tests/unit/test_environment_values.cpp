@@ -2,13 +2,14 @@
 // a variable jitvec reads that does not parse is warned about (naming the variable and the
 // value) and the default applies. The cache variables, JITVEC_LOG_LEVEL, JITVEC_COMPILE_TIMEOUT,
 // JITVEC_NVRTC, JITVEC_CUDA_DRIVER and JITVEC_CXX have their tests beside their code; this file
-// covers JITVEC_TARGET, which had none (issue 16).
+// covers JITVEC_TARGET and JITVEC_LAUNCH_PARAMS, which had none (issue 16).
 #include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "catch.hpp"
 #include "support.hpp"
+#include "cuda/launch.hpp"
 #include "unit/log_capture.hpp"
 
 namespace {
@@ -73,4 +74,19 @@ TEST_CASE("JITVEC_TARGET: a name that is no target warns, naming it, and the def
     CHECK(define_add(engine).default_target() == fallback);
     CHECK(log.warnings({"JITVEC_TARGET"}) == 0);
   }
+}
+
+TEST_CASE("JITVEC_LAUNCH_PARAMS: buffer, pointers or unset; anything else warns, naming it",
+          "[environment]") {
+  {
+    jitvec_test::LogCapture log;
+    CHECK(jitvec::cuda::launch_params_buffer("buffer"));
+    CHECK_FALSE(jitvec::cuda::launch_params_buffer("pointers"));
+    CHECK_FALSE(jitvec::cuda::launch_params_buffer(""));
+    CHECK_FALSE(jitvec::cuda::launch_params_buffer(nullptr));
+    CHECK(log.warnings({"JITVEC_LAUNCH_PARAMS"}) == 0);
+  }
+  jitvec_test::LogCapture log;
+  CHECK_FALSE(jitvec::cuda::launch_params_buffer("bufer"));
+  CHECK(log.warnings({"JITVEC_LAUNCH_PARAMS='bufer' is not one of buffer, pointers"}) == 1);
 }
