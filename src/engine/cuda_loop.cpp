@@ -48,7 +48,9 @@ CudaLoop::CudaLoop(cuda::Module module, const codegen::LoopSpec& spec)
   for (std::uint32_t mask : specialized_masks_) {
     for (const auto& k : kernels::kKernels) {
       if (!k.pattern_specialized) continue;
-      slots_[next].name = kernels::kernel_name(k.kind, mask);
+      // A pattern without its own copy of this kind resolves to the run-time kernel.
+      slots_[next].name = kernels::has_pattern_copy(k.kind, mask) ? kernels::kernel_name(k.kind, mask)
+                                                                  : kernels::kernel_name(k.kind);
       slots_[next++].large_shared = k.large_shared;
     }
   }

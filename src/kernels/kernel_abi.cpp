@@ -53,6 +53,11 @@ std::vector<std::uint32_t> specialized_scalar_masks(const codegen::LoopSpec& spe
   return masks;
 }
 
+bool has_pattern_copy(KernelKind kind, std::uint32_t mask) {
+  if (!traits(kind).pattern_specialized) return false;
+  return !(kind == KernelKind::tiled && mask == 0);
+}
+
 ArgLayout arg_layout(const codegen::LoopSpec& spec) {
   ArgLayout layout;
   layout.inputs = static_cast<int>(spec.inputs.size());

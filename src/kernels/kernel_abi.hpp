@@ -88,6 +88,13 @@ std::string kernel_name(KernelKind kind, std::optional<std::uint32_t> fixed_scal
 /// Calls with other patterns use the run-time kernels.
 std::vector<std::uint32_t> specialized_scalar_masks(const codegen::LoopSpec& spec);
 
+/// Whether the pattern_specialized kernel `kind` has a copy for the fixed pattern `mask` (one of
+/// specialized_scalar_masks()); a call whose pattern has none uses the run-time kernel. Every
+/// such kind has both, except jitvec_tiled for the all-arrays pattern (0): with no scalar there
+/// is no scalar-only work to hoist, and a tiled copy is the dearest part of a module's NVRTC
+/// time (bench/NOTES.md, "Session 6: compile time").
+bool has_pattern_copy(KernelKind kind, std::uint32_t mask);
+
 /// Host entry points of a CPU loop module: `void <symbol>(const jitvec_args_<shape>* args,
 /// long long begin, long long end)` over [begin, end) of the iteration space.
 inline constexpr const char* kHostFlatSymbol = "jitvec_cpu_contig";

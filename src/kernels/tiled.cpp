@@ -122,7 +122,7 @@ std::string tiled_kernels(const codegen::LoopSpec& spec) {
   if (!has_tiled_kernel(spec)) return {};
   std::string text = tiled_kernel(spec, ScalarPattern::run_time());
   for (std::uint32_t mask : specialized_scalar_masks(spec)) {
-    text += tiled_kernel(spec, ScalarPattern::fixed_to(mask));
+    if (has_pattern_copy(KernelKind::tiled, mask)) text += tiled_kernel(spec, ScalarPattern::fixed_to(mask));
   }
   return text;
 }
