@@ -155,7 +155,9 @@ TEST_CASE("every compiled kernel's parameters lie where the packer writes them",
   for (const KernelTraits& k : kKernels) {
     names.push_back(kernel_name(k.kind));
     if (k.pattern_specialized) {
-      for (std::uint32_t mask : specialized_scalar_masks(spec)) names.push_back(kernel_name(k.kind, mask));
+      for (std::uint32_t mask : specialized_scalar_masks(spec)) {
+        if (has_pattern_copy(k.kind, mask)) names.push_back(kernel_name(k.kind, mask));
+      }
     }
   }
   for (const std::string& name : names) {
@@ -177,4 +179,21 @@ TEST_CASE("every compiled kernel's parameters lie where the packer writes them",
       if (kind_name == k.name) CHECK(params.back().first + params.back().second == l.size(k.shape));
     }
   }
+}
+
+TEST_CASE("the tiled kernel has no fixed copy for the all-arrays pattern; the others do", "[kernels][abi]") {
+  const codegen::LoopSpec spec = mixed_spec();
+  const std::vector<std::uint32_t> masks = specialized_scalar_masks(spec);
+  REQUIRE(masks == std::vector<std::uint32_t>{0u, 6u});
+  CHECK(has_pattern_copy(KernelKind::contig_vec, 0));
+  CHECK(has_pattern_copy(KernelKind::contig_vec, 6));
+  CHECK_FALSE(has_pattern_copy(KernelKind::tiled, 0));
+  CHECK(has_pattern_copy(KernelKind::tiled, 6));
+  CHECK_FALSE(has_pattern_copy(KernelKind::strided32, 6));  // never pattern-specialized
+  const codegen::UfuncSource one{"f", "__device__ float f(signed char a, double b, unsigned short c) { return a + b * c; }", "", 1};
+  const std::string source = generate_cuda_source(one, {}, spec);
+  CHECK(source.find("jitvec_tiled(") != std::string::npos);
+  CHECK(source.find("jitvec_tiled_s6(") != std::string::npos);
+  CHECK(source.find("jitvec_tiled_s0(") == std::string::npos);
+  CHECK(source.find("jitvec_contig_vec_s0(") != std::string::npos);
 }
