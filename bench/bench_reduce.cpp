@@ -91,11 +91,10 @@ void matrix_case(const ReduceBenchInputs& in, Record& r, int axis) {
 
 // The scan's bounds (README, "Reductions"; kernels/scan.hpp), in float32 roundings of the
 // running sum. tiles: within a tile 4 in a thread, 5 Kogge-Stone steps, up to 8 warps, 4 rows
-// and 2 combinations (~24), then the two-level order of the tiles (groups of 32 tiles): up to
-// 32 inside a group (its aggregates folded in order, then GP in front) and one more for each
-// group before (the groups' prefixes chained in order), far below a single chain's one a tile.
-// lines: a chunk of 256 in order and up to 64 chunk prefixes in order.
-double scan_tiles_bound(std::int64_t n) { return (24.0 + 32.0 + static_cast<double>(((n + 4095) / 4096 + 31) / 32)) * 0x1p-24; }
+// and 2 combinations (~23), then the tiles' aggregates chained in order: one more for each
+// tile before (a sequential scan's bound, over tiles of 4096). lines: a chunk of 256 in order
+// and up to 64 chunk prefixes in order.
+double scan_tiles_bound(std::int64_t n) { return (24.0 + static_cast<double>((n + 4095) / 4096)) * 0x1p-24; }
 constexpr double kScanLinesBound = (256 + 64 + 2) * 0x1p-24;
 
 void accumulate_case(const ReduceBenchInputs& in, Record& r) {

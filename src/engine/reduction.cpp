@@ -262,7 +262,6 @@ constexpr ScanStep kTileAggregates{nullptr, kernels::kHostScanAggregates, false}
 constexpr ScanStep kTileScans{kernels::kScanTilesKernel, kernels::kHostScanTiles, false};
 constexpr ScanStep kLineAggregates{kernels::kScanLineAggregatesKernel, kernels::kHostScanLineAggregates, true};
 constexpr ScanStep kLineChain{kernels::kScanLineChainKernel, kernels::kHostScanLineChain, true};
-constexpr ScanStep kTileChain{nullptr, kernels::kHostScanTileChain, true};
 constexpr ScanStep kLineApply{kernels::kScanLineApplyKernel, kernels::kHostScanLineApply, true};
 
 // Where a scan runs: the GPU module and stream, or the host module and the target's threads.
@@ -308,8 +307,7 @@ long long scan_vector_bits(const ReductionParams& p, DType in_type, DType out_ty
 // Runs the scan `p` (in, out and the lines set) in the order of kernels/scan.hpp, on the GPU's
 // stream or on the host. The GPU's tiles are one launch (the look-back), after the status
 // words are zeroed on the same stream; everything else (the lines kind, and the tiles on the
-// host) is aggregates, their chain per line (the tiles': two-level), then each chunk again
-// with the value in front of it. GPU
+// host) is aggregates, their chain per line, then each chunk again with its prefix. GPU
 // buffers are stream-ordered allocations, freed after the launches that use them.
 void run_scan(const ScanRunner& runner, ReductionParams p, ScanKind kind) {
   const bool tiles = kind == ScanKind::tiles;
@@ -320,10 +318,10 @@ void run_scan(const ScanRunner& runner, ReductionParams p, ScanKind kind) {
   if (tiles && runner.gpu) {
     std::optional<Array> status;
     if (p.chunks > 1) {
-      status = Array::empty(DType::uint8, Shape{kernels::scan_status_bytes(p.outputs, p.chunks, runner.acc)}, Memory::device,
+      status = Array::empty(DType::uint8, Shape{kernels::scan_status_bytes(chunks, runner.acc)}, Memory::device,
                             runner.device, runner.stream);
       cuda::check(cuda::driver().memsetD8Async(reinterpret_cast<CUdeviceptr>(status->data()), 0,
-                                               static_cast<std::size_t>(kernels::scan_status_zeroed_bytes(p.outputs, p.chunks, runner.acc)),
+                                               static_cast<std::size_t>(kernels::scan_status_flag_bytes(chunks)),
                                                runner.stream.handle()),
                   "cuMemsetD8Async");
       p.work = status->data();
@@ -339,7 +337,7 @@ void run_scan(const ScanRunner& runner, ReductionParams p, ScanKind kind) {
     a.out = aggregates->data();
     runner.run(tiles ? kTileAggregates : kLineAggregates, a, chunks, p.chunk);
     a.work = aggregates->data();
-    runner.run(tiles ? kTileChain : kLineChain, a, p.outputs, p.chunks);
+    runner.run(kLineChain, a, p.outputs, p.chunks);
     p.work = aggregates->data();
   }
   runner.run(tiles ? kTileScans : kLineApply, p, chunks, p.chunk);

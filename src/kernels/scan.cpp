@@ -5,26 +5,24 @@
 namespace jitvec::kernels {
 namespace {
 
-constexpr const char* kDevice = R"(// A value moved across the lanes of a warp, 32 bits at a time (any accumulator type): up by
-// `arg` lanes (UP, __shfl_up_sync) or from lane `arg` (__shfl_sync).
-template <bool UP, typename T> __device__ __forceinline__ T jitvec_shfl_move(const T& v, int arg) {
+constexpr const char* kDevice = R"(// A value moved up the lanes of a warp (__shfl_up_sync), 32 bits at a time: any accumulator type.
+template <typename T> __device__ __forceinline__ T jitvec_shfl_up(const T& v, int delta) {
   T r = v;
   if constexpr (sizeof(T) % 4 == 0) {
     unsigned int* w = reinterpret_cast<unsigned int*>(&r);
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) w[i] = UP ? __shfl_up_sync(0xffffffffu, w[i], arg) : __shfl_sync(0xffffffffu, w[i], arg);
+    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) w[i] = __shfl_up_sync(0xffffffffu, w[i], delta);
   } else {  // 1 or 2 bytes
     unsigned char* b = reinterpret_cast<unsigned char*>(&r);
     unsigned int word = 0;
 #pragma unroll
     for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) word |= static_cast<unsigned int>(b[i]) << (8 * i);
-    word = UP ? __shfl_up_sync(0xffffffffu, word, arg) : __shfl_sync(0xffffffffu, word, arg);
+    word = __shfl_up_sync(0xffffffffu, word, delta);
 #pragma unroll
     for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) b[i] = static_cast<unsigned char>(word >> (8 * i));
   }
   return r;
 }
-template <typename T> __device__ __forceinline__ T jitvec_shfl_up(const T& v, int delta) { return jitvec_shfl_move<true>(v, delta); }
 
 // A thread's VEC elements of a row folded in order: x[0], f(x[0], x[1]), ... (m of them).
 template <typename InT, int VEC>
@@ -68,177 +66,93 @@ __device__ __forceinline__ void jitvec_scan_row(const jitvec_detail::Vec<InT, VE
   excl = lane == 0 ? wx : warp > 0 ? jitvec_apply(wx, before) : before;
 }
 
-// The look-back's status (p.work; scan.hpp's scan_status_* say the same): bytes [0, 16) hold
-// the tile counter, then one state a tile (tiles = lines x tiles a line), then one state a
-// group of 32 tiles (groups = lines x groups a line), all zeroed before the launch; then, from
-// the next 16-byte boundary, the value slots.
-//   accumulators of at most 4 bytes (PACKED): a state is a 64-bit word, (value bits << 32) |
-//     state (1: the aggregate, 2: the prefix), so that one load gives a state and its value
-//     together. A tile's word only ever holds its aggregate; a group's holds GA(g), then
-//     GP(g), so the slots are the groups' aggregates [groups] (read only after the group's
-//     state was seen, and a fence, when its word may already hold GP).
-//   wider ones: a state is a 32-bit flag (0 nothing, 1 aggregate, 2 prefix); the slots are
-//     the tiles' aggregates [tiles], the groups' aggregates [groups], the groups' prefixes
-//     [groups].
-// A writer stores a slot, fences, then the state; a reader sees the state, fences, then reads a
-// slot. Status reads are volatile (from L2, never a stale L1 line). One jitvec_scan_status is
-// one of the two arrays (the tiles' or the groups').
-struct jitvec_scan_status {
-  static constexpr bool PACKED = sizeof(jitvec_acc_t) <= 4;
-  unsigned char* states;
-  jitvec_acc_t* aggregates;  // null for the tiles' when PACKED (their words hold them)
-  jitvec_acc_t* prefixes;    // the wide kind's groups only
-  // The tiles' (groups false) or the groups' (true) array of the status at `base`.
-  static __device__ __forceinline__ jitvec_scan_status at(unsigned char* base, long long tiles, long long groups, bool of_groups) {
-    constexpr long long STATE = PACKED ? 8 : 4;
-    jitvec_acc_t* slots = reinterpret_cast<jitvec_acc_t*>(base + (16 + STATE * (tiles + groups) + 15) / 16 * 16);
-    jitvec_scan_status s;
-    s.states = base + 16 + (of_groups ? STATE * tiles : 0);
-    if constexpr (PACKED) {
-      s.aggregates = of_groups ? slots : nullptr;
-      s.prefixes = nullptr;
-    } else {
-      s.aggregates = of_groups ? slots + tiles : slots;
-      s.prefixes = of_groups ? slots + tiles + groups : nullptr;
-    }
-    return s;
-  }
-  __device__ __forceinline__ volatile unsigned long long* words() const { return reinterpret_cast<volatile unsigned long long*>(states); }
-  __device__ __forceinline__ volatile unsigned int* flags() const { return reinterpret_cast<volatile unsigned int*>(states); }
-  static __device__ __forceinline__ unsigned long long pack(const jitvec_acc_t& v) {
-    const unsigned char* b = reinterpret_cast<const unsigned char*>(&v);
-    unsigned int bits = 0;
+// The tiles' status (p.work; scan.hpp): word 0 the tile counter, word 1 + g tile g's flag
+// (0 nothing, 1 aggregate, 2 prefix), then from ${values_align}-byte alignment the aggregate
+// slots A[tiles] and the prefix slots P[tiles] of the accumulator type. Values are written
+// with plain stores (L1 writes through) and read with volatile loads (L2, never a stale L1
+// line); a writer stores the value, fences, then sets the flag; a reader sees the flag, fences,
+// then reads the value.
+__device__ __forceinline__ jitvec_acc_t* jitvec_scan_slots(void* work, long long tiles) {
+  const long long flag_bytes = (tiles + 1) * 4;
+  return reinterpret_cast<jitvec_acc_t*>(static_cast<unsigned char*>(work) +
+                                         (flag_bytes + ${values_align} - 1) / ${values_align} * ${values_align});
+}
+__device__ __forceinline__ jitvec_acc_t jitvec_scan_slot_load(const jitvec_acc_t* slot) {
+  jitvec_acc_t r;
+  if constexpr (sizeof(jitvec_acc_t) % 4 == 0) {
+    const volatile unsigned int* from = reinterpret_cast<const volatile unsigned int*>(slot);
+    unsigned int* to = reinterpret_cast<unsigned int*>(&r);
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) bits |= static_cast<unsigned int>(b[i]) << (8 * i);
-    return static_cast<unsigned long long>(bits) << 32;
-  }
-  static __device__ __forceinline__ jitvec_acc_t unpack(unsigned long long w) {
-    jitvec_acc_t r;
-    unsigned char* b = reinterpret_cast<unsigned char*>(&r);
-    const unsigned int bits = static_cast<unsigned int>(w >> 32);
+    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t) / 4); ++i) to[i] = from[i];
+  } else {
+    const volatile unsigned char* from = reinterpret_cast<const volatile unsigned char*>(slot);
+    unsigned char* to = reinterpret_cast<unsigned char*>(&r);
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) b[i] = static_cast<unsigned char>(bits >> (8 * i));
-    return r;
+    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) to[i] = from[i];
   }
-  static __device__ __forceinline__ jitvec_acc_t load(const jitvec_acc_t* slot) {
-    jitvec_acc_t r;
-    if constexpr (sizeof(jitvec_acc_t) % 4 == 0) {
-      const volatile unsigned int* from = reinterpret_cast<const volatile unsigned int*>(slot);
-      unsigned int* to = reinterpret_cast<unsigned int*>(&r);
-#pragma unroll
-      for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t) / 4); ++i) to[i] = from[i];
-    } else {
-      const volatile unsigned char* from = reinterpret_cast<const volatile unsigned char*>(slot);
-      unsigned char* to = reinterpret_cast<unsigned char*>(&r);
-#pragma unroll
-      for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) to[i] = from[i];
-    }
-    return r;
-  }
-  // Entry i's aggregate (prefix false) or prefix (true), published.
-  __device__ __forceinline__ void publish(long long i, const jitvec_acc_t& v, bool prefix) const {
-    if constexpr (PACKED) {
-      if (!prefix && aggregates) {
-        aggregates[i] = v;
-        __threadfence();
-      }
-      words()[i] = pack(v) | (prefix ? 2ull : 1ull);
-    } else {
-      (prefix ? prefixes : aggregates)[i] = v;
-      __threadfence();
-      flags()[i] = prefix ? 2u : 1u;
-    }
-  }
-  // Entry i's state as it is now (PACKED: the word, state and value; else the flag).
-  __device__ __forceinline__ unsigned long long read(long long i) const {
-    if constexpr (PACKED) return words()[i];
-    else return flags()[i];
-  }
-  static __device__ __forceinline__ unsigned int state(unsigned long long word) {
-    return static_cast<unsigned int>(PACKED ? word & 3ull : word);
-  }
-  // Entry i's value whose state `word` was read (the wide kind: then a fence); it never changes.
-  __device__ __forceinline__ jitvec_acc_t value(long long i, unsigned long long word) const {
-    if constexpr (PACKED) return unpack(word);
-    else return load((state(word) == 2 ? prefixes : aggregates) + i);
-  }
-  // Entry i's aggregate, its state seen at least aggregate-ready earlier (then a fence).
-  __device__ __forceinline__ jitvec_acc_t aggregate(long long i) const { return load(aggregates + i); }
-};
-
-// Every lane of warp 0 calls this with the same `from`, `to` and `has`: lane 0 folds the lanes'
-// values `v` of lanes from..to-1 in order onto `run` (has: run holds a value; else it starts
-// from lane from's). One shuffle a step; 4 shuffles issued ahead of their applies for
-// accumulators of up to 4 bytes (ptxas sm_90: no spills at 64 registers for float32; the wider
-// ones spill at 80 and 128 registers unless the loop is left rolled).
-__device__ __forceinline__ void jitvec_warp_fold(const jitvec_acc_t& v, int from, int to, jitvec_acc_t& run, bool& has) {
-#pragma unroll (sizeof(jitvec_acc_t) <= 4 ? 4 : 1)
-  for (int i = from; i < to; ++i) {
-    const jitvec_acc_t y = jitvec_shfl_move<false>(v, i);
-    if (threadIdx.x == 0) run = has ? jitvec_apply(run, y) : y;
-    has = true;
-  }
+  return r;
+}
+__device__ __forceinline__ void jitvec_scan_publish(unsigned int* flags, jitvec_acc_t* slots, long long g,
+                                                    const jitvec_acc_t& v, unsigned int flag) {
+  slots[g] = v;
+  __threadfence();
+  *reinterpret_cast<volatile unsigned int*>(flags + g) = flag;
 }
 
-// Spins (warp 0, every lane) until `read` gives every lane a state that is not 0; the words
-// of the last round, one a lane.
-template <typename Read> __device__ __forceinline__ unsigned long long jitvec_scan_wait(const Read& read) {
-  for (unsigned int pause = 32;; pause = pause < 1024 ? 2 * pause : pause) {
-    const unsigned long long word = read();
-    if (__all_sync(0xffffffffu, jitvec_scan_status::state(word) != 0)) return word;
-#if __CUDA_ARCH__ >= 700
-    __nanosleep(pause);
-#endif
-  }
-}
-
-// Step 1 of tile k's look-back (warp 0; n = k mod 32 >= 1 tiles before it in its group, the
-// first of them `first`): lane l < n waits for tile first + l's aggregate, and lane 0 folds
-// them in order: LocalExcl(k) = f(...f(A(first), A(first+1))..., A(k-1)).
-__device__ __forceinline__ jitvec_acc_t jitvec_scan_local(const jitvec_scan_status& tiles, long long first, int n) {
+// The look-back of tile `g` (not its line's first, `first`), run by warp 0: P(g-1), exact, in
+// lane 0. Lane l watches tiles lo + l*PER ... of a window of WINDOW tiles [lo, hi) below g,
+// spinning until each is at least aggregate-ready; the nearest prefix-ready one j in the window
+// ends the search (none: the window steps back; the line's first tile always publishes its
+// prefix). Then lane 0 folds left and in order from P(j): f(...f(P(j), A(j+1))..., A(g-1)),
+// the aggregates staged WINDOW at a time in shared memory. P(j) is the exact chain value and
+// the aggregates never change once published, so the result is the strict chain whichever j
+// the timing found.
+__device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const unsigned int* flags, const jitvec_acc_t* aggregates,
+                                                              const jitvec_acc_t* prefixes, long long first,
+                                                              long long g, jitvec_acc_t* stage) {
+  constexpr int WINDOW = ${window}, PER = WINDOW / 32;
   const int lane = threadIdx.x & 31;
-  const unsigned long long word = jitvec_scan_wait([&] { return lane < n ? tiles.read(first + lane) : 1ull; });
-  jitvec_acc_t v{};
-  if constexpr (!jitvec_scan_status::PACKED) __threadfence();
-  if (lane < n) v = tiles.value(first + lane, word);
-  jitvec_acc_t run;
-  bool has = false;
-  jitvec_warp_fold(v, 0, n, run, has);
-  return run;
-}
-
-// Step 3 of the look-back, for group g (> the line's first group, `first`; indices in the
-// groups' array), warp 0: GP(g-1), exact, in lane 0. Lane l watches group lo + l of a window
-// of the 32 groups [lo, hi) below, spinning until each is at least GA-ready; the nearest
-// GP-ready one j ends the search (none: the window steps back; the line's first group always
-// publishes GP). Then lane 0 folds left and in order from GP(j): f(...f(GP(j), GA(j+1))...,
-// GA(g-1)) (the window's values by shuffles; the groups above it, seen GA-ready in the
-// windows before, read again from their slots). GP(j) is the exact chain value and GAs never
-// change once published, so this is GP(g-1) bit for bit whichever j the timing found.
-__device__ __forceinline__ jitvec_acc_t jitvec_scan_group_look_back(const jitvec_scan_status& groups, long long first, long long g) {
-  const int lane = threadIdx.x & 31;
-  long long hi = g, lo;
-  unsigned long long word;
-  unsigned int prefixes;
+  const volatile unsigned int* watch = flags;
+  long long hi = g, found = first;
   for (;;) {
-    lo = hi - 32 > first ? hi - 32 : first;
-    const long long at = lo + lane;
-    word = jitvec_scan_wait([&] { return at < hi ? groups.read(at) : 1ull; });  // past hi: never a prefix
-    prefixes = __ballot_sync(0xffffffffu, jitvec_scan_status::state(word) == 2);
-    if (prefixes != 0) break;
+    const long long lo = hi - WINDOW > first ? hi - WINDOW : first;
+    unsigned int f[PER];
+    for (unsigned int pause = 32;; pause = pause < 1024 ? 2 * pause : pause) {
+      bool ready = true;
+#pragma unroll
+      for (int i = 0; i < PER; ++i) {
+        const long long at = lo + lane * PER + i;
+        f[i] = at < hi ? watch[at] : 1u;
+        ready = ready && f[i] != 0;
+      }
+      if (__all_sync(0xffffffffu, ready)) break;
+#if __CUDA_ARCH__ >= 700
+      __nanosleep(pause);
+#endif
+    }
+    int best = -1;
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+      if (f[i] == 2 && lo + lane * PER + i < hi) best = lane * PER + i;
+    }
+    const unsigned int with_prefix = __ballot_sync(0xffffffffu, best >= 0);
+    if (with_prefix != 0) {
+      found = lo + __shfl_sync(0xffffffffu, best, 31 - __clz(static_cast<int>(with_prefix)));
+      break;
+    }
     hi = lo;
   }
-  const int nearest = 31 - __clz(static_cast<int>(prefixes)), n = static_cast<int>(hi - lo);
-  jitvec_acc_t v{};
-  if (!jitvec_scan_status::PACKED || hi < g) __threadfence();
-  if (lane >= nearest && lane < n) v = groups.value(lo + lane, word);
+  __threadfence();
   jitvec_acc_t run;
-  bool has = false;
-  jitvec_warp_fold(v, nearest, n, run, has);
-  for (long long next = hi; next < g; next += 32) {
-    const int m = g - next < 32 ? static_cast<int>(g - next) : 32;
-    if (lane < m) v = groups.aggregate(next + lane);
-    jitvec_warp_fold(v, 0, m, run, has);
+  if (lane == 0) run = jitvec_scan_slot_load(prefixes + found);
+  for (long long base = found + 1; base < g; base += WINDOW) {
+    const int n = g - base < WINDOW ? static_cast<int>(g - base) : WINDOW;
+    for (int i = lane; i < n; i += 32) stage[i] = jitvec_scan_slot_load(aggregates + base + i);
+    __syncwarp();
+    if (lane == 0) {
+      for (int i = 0; i < n; ++i) run = jitvec_apply(run, stage[i]);
+    }
+    __syncwarp();
   }
   return run;
 }
@@ -246,25 +160,23 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_group_look_back(const jitvec
 // The tiles kind in one pass. The block takes the next tile g = (line, k) from the counter
 // (p.work set) or blockIdx.x (p.work null: every line a single tile), loads it once into
 // registers, computes its rows' exclusive prefixes and sums and the aggregate A(k), publishes
-// A(k), then warp 0 looks back (scan.hpp's two-level order; k in group j at position q):
-// LocalExcl(k) from the q tiles before it in its group; the group's last tile publishes GA(j)
-// (GP(0) for the line's first group); for j > 0 GP(j-1) from the groups' look-back, and the
-// group's last tile publishes GP(j) = f(GP(j-1), GA(j)); carry(k) = f(GP(j-1), LocalExcl(k))
-// (missing terms left out). Then it folds each thread's elements again from the registers and
-// writes them with the rows' carry starting from carry(k).
+// A(k) (P(0) = A(0) for a line's first tile), looks back for P(k-1), publishes P(k) =
+// f(P(k-1), A(k)), then folds each thread's elements again from the registers and writes them
+// with the rows' carry starting from P(k-1).
 template <typename InT, typename OutT>
 __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_params& p) {
   constexpr int BLOCK = ${block}, ROWS = ${rows}, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
   constexpr int OUT_VEC = 16 / sizeof(OutT);
   constexpr bool OUT_FITS = (VEC * sizeof(OutT)) % 16 == 0;
   __shared__ alignas(16) unsigned char sums_bytes[2 * (BLOCK / 32) * sizeof(jitvec_acc_t)];
+  __shared__ alignas(16) unsigned char stage_bytes[${window} * sizeof(jitvec_acc_t)];
   __shared__ alignas(16) unsigned char carry_bytes[sizeof(jitvec_acc_t)];
   __shared__ long long taken;
   jitvec_acc_t* sums = reinterpret_cast<jitvec_acc_t*>(sums_bytes);
   jitvec_acc_t* shared_carry = reinterpret_cast<jitvec_acc_t*>(carry_bytes);
   const int t = threadIdx.x;
   const long long tiles = p.outputs * p.chunks;
-  unsigned int* counter = static_cast<unsigned int*>(p.work);  // the status's first word
+  unsigned int* counter = static_cast<unsigned int*>(p.work);
   if (t == 0) taken = counter ? static_cast<long long>(atomicAdd(counter, 1u)) : static_cast<long long>(blockIdx.x);
   __syncthreads();
   const long long g = taken;
@@ -308,30 +220,21 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
   bool has_carry = false;
   jitvec_acc_t carry;
   if (counter) {
-    constexpr int GROUP = ${group};
-    const long long groups_a_line = (p.chunks + GROUP - 1) / GROUP;
-    unsigned char* base = static_cast<unsigned char*>(p.work);
-    const long long groups = p.outputs * groups_a_line;
-    const int q = static_cast<int>(k % GROUP);
-    const long long first_group = line * groups_a_line, group = first_group + k / GROUP;
-    // Only the tiles after it in its group read A(k); only the later groups read GA and GP.
-    const bool publishes_group = q == GROUP - 1 && k + 1 < p.chunks;
-    if (t == 0 && q < GROUP - 1 && k + 1 < p.chunks) jitvec_scan_status::at(base, tiles, groups, false).publish(g, aggregate, false);
-    if (k > 0 && t < 32) {
-      const jitvec_scan_status group_status = jitvec_scan_status::at(base, tiles, groups, true);
-      jitvec_acc_t local, before, ga;
-      if (q > 0) local = jitvec_scan_local(jitvec_scan_status::at(base, tiles, groups, false), g - q, q);
-      if (publishes_group && t == 0) {
-        ga = jitvec_apply(local, aggregate);  // q = GROUP - 1 > 0
-        group_status.publish(group, ga, group == first_group);
+    unsigned int* flags = counter + 1;
+    jitvec_acc_t* aggregates = jitvec_scan_slots(p.work, tiles);
+    jitvec_acc_t* prefixes = aggregates + tiles;
+    if (k == 0) {
+      if (t == 0) jitvec_scan_publish(flags, prefixes, g, aggregate, 2u);
+    } else {
+      if (t == 0) jitvec_scan_publish(flags, aggregates, g, aggregate, 1u);
+      if (t < 32) {
+        jitvec_acc_t* stage = reinterpret_cast<jitvec_acc_t*>(stage_bytes);
+        const jitvec_acc_t before = jitvec_scan_look_back(flags, aggregates, prefixes, g - k, g, stage);
+        if (t == 0) {
+          jitvec_scan_publish(flags, prefixes, g, jitvec_apply(before, aggregate), 2u);
+          *shared_carry = before;
+        }
       }
-      if (group > first_group) {
-        before = jitvec_scan_group_look_back(group_status, first_group, group);
-        if (publishes_group && t == 0) group_status.publish(group, jitvec_apply(before, ga), true);
-      }
-      if (t == 0) *shared_carry = group == first_group ? local : q == 0 ? before : jitvec_apply(before, local);
-    }
-    if (k > 0) {
       __syncthreads();
       carry = *shared_carry;
       has_carry = true;
@@ -556,35 +459,13 @@ JITVEC_EXPORT void ${tiles}(const jitvec_reduction_params* p, long long begin, l
 JITVEC_EXPORT void ${line_aggregates}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long c = begin; c < end; ++c) static_cast<jitvec_acc_t*>(p->out)[c] = jitvec_host_scan_chunk<jitvec_in_t, jitvec_acc_t>(*p, c, false);
 }
-// The chunks' aggregates of each line ([line][chunk] in work) chained in order, in place:
-// P(k) = f(P(k-1), A(k)).
+// The aggregates of each line ([line][chunk] in work: the tiles' or the chunks') chained in
+// order, in place: P(k) = f(P(k-1), A(k)).
 JITVEC_EXPORT void ${line_chain}(const jitvec_reduction_params* p, long long begin, long long end) {
   jitvec_acc_t* aggs = static_cast<jitvec_acc_t*>(p->work);
   for (long long line = begin; line < end; ++line) {
     jitvec_acc_t* a = aggs + line * p->chunks;
     for (long long k = 1; k < p->chunks; ++k) a[k] = jitvec_apply(a[k - 1], a[k]);
-  }
-}
-// The tiles' aggregates of each line ([line][tile] in work) turned in place into what the next
-// tile puts in front of its rows, a[k] = carry(k+1), in scan.hpp's two-level order: groups of
-// GROUP tiles, GA(j) folded in order inside group j, GP(j) = f(GP(j-1), GA(j)), carry(k) =
-// f(GP(j-1), LocalExcl(k)) (missing terms left out).
-JITVEC_EXPORT void ${tile_chain}(const jitvec_reduction_params* p, long long begin, long long end) {
-  constexpr long long GROUP = ${group};
-  jitvec_acc_t* aggs = static_cast<jitvec_acc_t*>(p->work);
-  for (long long line = begin; line < end; ++line) {
-    jitvec_acc_t* a = aggs + line * p->chunks;
-    jitvec_acc_t before{}, local{};  // GP(j-1) for tile k's group j > 0; LocalExcl(k), then f(LocalExcl(k), A(k))
-    for (long long k = 0; k < p->chunks; ++k) {
-      const bool first_group = k < GROUP;
-      local = k % GROUP == 0 ? a[k] : jitvec_apply(local, a[k]);
-      if (k % GROUP == GROUP - 1) {  // GA(j) complete: carry(k+1) = GP(j)
-        before = first_group ? local : jitvec_apply(before, local);
-        a[k] = before;
-      } else {
-        a[k] = first_group ? local : jitvec_apply(before, local);
-      }
-    }
   }
 }
 JITVEC_EXPORT void ${line_apply}(const jitvec_reduction_params* p, long long begin, long long end) {
@@ -598,7 +479,8 @@ std::string scan_kernels(const codegen::LoopSpec&) {
   return fill(kDevice, {{"block", std::to_string(kCudaBlock)},
                         {"rows", std::to_string(kScanRows)},
                         {"warps", std::to_string(kCudaBlock / 32)},
-                        {"group", std::to_string(kScanGroupTiles)},
+                        {"window", std::to_string(kScanLookBackWindow)},
+                        {"values_align", std::to_string(kScanStatusAlign)},
                         {"tiles", kScanTilesKernel},
                         {"line_aggregates", kScanLineAggregatesKernel},
                         {"line_chain", kScanLineChainKernel},
@@ -612,16 +494,11 @@ std::string scan_host_entries(const codegen::LoopSpec&) {
                       {"tiles", kHostScanTiles},
                       {"line_aggregates", kHostScanLineAggregates},
                       {"line_chain", kHostScanLineChain},
-                      {"tile_chain", kHostScanTileChain},
-                      {"group", std::to_string(kScanGroupTiles)},
                       {"line_apply", kHostScanLineApply}});
 }
 
-std::int64_t scan_status_bytes(std::int64_t lines, std::int64_t tiles_a_line, DType accumulator) {
-  const std::int64_t size = static_cast<std::int64_t>(dtype_size(accumulator));
-  const std::int64_t tiles = lines * tiles_a_line, groups = lines * scan_groups(tiles_a_line);
-  const std::int64_t slots = scan_status_packed(accumulator) ? groups : tiles + 2 * groups;
-  return (scan_status_zeroed_bytes(lines, tiles_a_line, accumulator) + 15) / 16 * 16 + slots * size;
+std::int64_t scan_status_bytes(std::int64_t tiles, DType accumulator) {
+  return scan_status_values_offset(tiles) + 2 * tiles * static_cast<std::int64_t>(dtype_size(accumulator));
 }
 
 }  // namespace jitvec::kernels

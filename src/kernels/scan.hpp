@@ -15,39 +15,26 @@
 //          takes f(s[i-d], s[i]) for d = 1, 2, 4, 8, 16); the warps' sums W are folded in
 //          order; a thread's exclusive prefix is f(W0..W(w-1) folded, its lane's predecessor's
 //          scan value). A tile's aggregate A(k) is its rows' sums chained from no carry:
-//          f(...f(R0, R1)..., R(rows-1)). The tiles of a line are chained in two levels:
-//          groups of kScanGroupTiles = 32 consecutive tiles (the last group may be short);
-//          GA(j) = f(...f(A(32j), A(32j+1))..., A(last tile of group j)) in order inside the
-//          group; GP(0) = GA(0), GP(j) = f(GP(j-1), GA(j)) in order across the groups; for
-//          tile k of group j, LocalExcl(k) = f(...f(A(32j), A(32j+1))..., A(k-1)) (none for
-//          the group's first tile) and carry(k) = f(GP(j-1), LocalExcl(k)) with missing terms
-//          left out (j = 0: LocalExcl(k) alone; a group's first tile: GP(j-1) alone; tile 0:
-//          none). In tile k the rows are chained from carry(-1) = carry(k), carry(u) =
-//          f(carry(u-1), row u's sum), and element x of row u is f(f(carry(u-1), thread
-//          prefix), thread's inclusive fold at x) (missing terms left out).
+//          f(...f(R0, R1)..., R(rows-1)). The tiles of a line are chained strictly in order:
+//          P(0) = A(0), P(k) = f(P(k-1), A(k)). In tile k the rows are chained from carry(-1)
+//          = P(k-1) (none for k = 0), carry(u) = f(carry(u-1), row u's sum), and element x of
+//          row u is f(f(carry(u-1), thread prefix), thread's inclusive fold at x) (missing
+//          terms left out).
 //          GPU: one pass, a decoupled look-back that keeps this order (jitvec_scan_tiles). A
 //          block takes the next tile from a counter (so every tile it waits on belongs to a
-//          block already running or done), reads it once into registers and publishes A(k) in
-//          its tile status; then warp 0: (1) lanes 0..q-1 (q = k mod 32) wait for the
-//          aggregates of the tiles before k in its group, lane 0 folds them in order by
-//          shuffles: LocalExcl(k); (2) the group's last tile publishes GA(j) in the group
-//          status (GP(0) for j = 0); (3) for j > 0 a look-back over windows of the 32 groups
-//          below: it waits until every group of the window is at least GA-ready, takes the
-//          nearest GP-ready group i (none: the window steps back; group 0 always publishes GP)
-//          and folds left, in order, from GP(i): f(...f(GP(i), GA(i+1))..., GA(j-1)). GP(i) is
-//          the exact chain value and GAs never change once published, so this is GP(j-1) bit
-//          for bit whichever i the timing found; (4) the group's last tile publishes GP(j).
-//          The look-back folds at most 31 tiles and (while the groups' prefixes keep up) a few
-//          groups, so its length does not grow with the tile rate. The block then writes its
-//          elements: 8 bytes an element for float32. The status (p.work, scan_status_bytes():
-//          the counter, then a state per tile and per group, then value slots; for
-//          accumulators of up to 4 bytes a state is a 64-bit word with its value beside it, so
-//          that a window's values come with its states in one round trip; else a flag and
-//          value slots, read after the flag) is zeroed on the launch's stream before each
-//          launch; with one tile a line there is none (p.work null, blockIdx.x is the tile).
+//          block already running or done), reads it once into registers, publishes A(k) in its
+//          status word, then warp 0 looks back over windows of kScanLookBackWindow status
+//          words: it waits until every tile of the window is at least aggregate-ready, takes
+//          the nearest prefix-ready tile j (none: the window steps back) and folds left, in
+//          order, from P(j): f(...f(P(j), A(j+1))..., A(k-1)). P(j) is the exact chain value
+//          and aggregates never change once published, so this is P(k-1) bit for bit
+//          whichever j the timing found. The block publishes P(k) and writes its elements: 8
+//          bytes an element for float32. The status (p.work, scan_status_bytes(): the counter,
+//          a 32-bit flag a tile, 0 nothing, 1 aggregate, 2 prefix, then the aggregate and
+//          prefix slots of T) is zeroed on the launch's stream before each launch; with one
+//          tile a line there is none (p.work null, blockIdx.x is the tile).
 //          Host: the same order in three steps: every tile's aggregate (items: tiles), the
-//          two-level chain per line (jitvec_cpu_scan_tile_chain: each tile's carry), each tile
-//          scanned with its carry in front.
+//          chain per line (jitvec_cpu_scan_line_chain), each tile scanned with P(k-1) in front.
 //   lines  (the axis is not the fast one, or shorter than kScanTilesMinLength; GPU and host
 //          alike) chunks of kScanLineChunk elements along the axis, each folded in order
 //          (aggregates), the aggregates chained in order per line (P(k) = f(P(k-1), A(k))),
@@ -58,10 +45,9 @@
 // GPU block's tile, or a GPU thread's chunk) after another, so cuda, cpu and parallel agree bit
 // for bit whenever the function rounds the same on both (+ on floats does).
 //
-// Rounding: a float sum's error bound in the tiles kind grows as about 24 roundings inside a
-// tile, plus up to 32 inside a group (LocalExcl, GA), plus one a group before it (the GP
-// chain): far below a sequential scan's one an element; NumPy's cumsum is sequential over
-// every element.
+// Rounding: the chain of tiles is sequential, so a float sum's error bound grows with the
+// number of tiles of a line (about 23 roundings inside a tile, plus one a tile before it), as
+// a sequential scan's; NumPy's cumsum is sequential over every element.
 #pragma once
 
 #include <cstdint>
@@ -82,11 +68,11 @@ inline std::int64_t scan_tile(DType input) {
 inline constexpr std::int64_t kScanTilesMinLength = 64;
 /// Elements of one chunk of the lines kind (GPU and host).
 inline constexpr std::int64_t kScanLineChunk = 256;
-/// Tiles of a group of the two-level tiles order (and groups of the GPU look-back's window).
-inline constexpr int kScanGroupTiles = 32;
-static_assert(kScanGroupTiles == 32, "a group's tiles, and the groups' window, are one a lane of a warp");
-/// Groups of a line of `tiles_a_line` tiles.
-inline std::int64_t scan_groups(std::int64_t tiles_a_line) { return (tiles_a_line + kScanGroupTiles - 1) / kScanGroupTiles; }
+/// Status words the GPU look-back reads at once (warp 0, kScanLookBackWindow / 32 a lane).
+inline constexpr int kScanLookBackWindow = 128;
+static_assert(kScanLookBackWindow % 32 == 0, "the look-back window is whole words a lane");
+/// Alignment of the value slots after the flags in the tiles' status.
+inline constexpr std::int64_t kScanStatusAlign = 16;
 
 enum class ScanKind : std::uint8_t { tiles, lines };
 
@@ -94,18 +80,15 @@ enum class ScanKind : std::uint8_t { tiles, lines };
 inline constexpr long long kScanVectorLoads = 1;
 inline constexpr long long kScanVectorStores = 2;
 
-/// The status for the GPU look-back (p.work) of `lines` lines of `tiles_a_line` tiles: 16 bytes
-/// for the tile counter, then a state per tile, then a state per group (scan_groups a line):
-/// for accumulators of at most 4 bytes (packed) a 64-bit word holding the state and the value
-/// (a tile's aggregate; a group's GA, then GP), else a 32-bit flag; then, from the next 16-byte
-/// boundary, the value slots: packed, the groups' GA; else the tiles' aggregates, the groups'
-/// GA and the groups' GP, in the accumulator type. The counter and the states are zeroed
-/// before each launch. The kernel text (scan.cpp, jitvec_scan_status) lays it out the same way.
-inline bool scan_status_packed(DType accumulator) { return dtype_size(accumulator) <= 4; }
-inline std::int64_t scan_status_zeroed_bytes(std::int64_t lines, std::int64_t tiles_a_line, DType accumulator) {
-  return 16 + (scan_status_packed(accumulator) ? 8 : 4) * lines * (tiles_a_line + scan_groups(tiles_a_line));
+/// The tiles' status for the GPU look-back (p.work) of `tiles` tiles in all (lines x tiles a
+/// line): the counter and a flag a tile (32-bit words, zeroed before each launch), then from
+/// scan_status_values_offset() the aggregate slots and the prefix slots, `tiles` each, of the
+/// accumulator type. The kernel text computes the same offset.
+inline std::int64_t scan_status_flag_bytes(std::int64_t tiles) { return 4 * (tiles + 1); }
+inline std::int64_t scan_status_values_offset(std::int64_t tiles) {
+  return (scan_status_flag_bytes(tiles) + kScanStatusAlign - 1) / kScanStatusAlign * kScanStatusAlign;
 }
-std::int64_t scan_status_bytes(std::int64_t lines, std::int64_t tiles_a_line, DType accumulator);
+std::int64_t scan_status_bytes(std::int64_t tiles, DType accumulator);
 
 // GPU kernels. The tiles kernel: one block a tile (outputs x chunks blocks), p.work the status
 // (null: one tile a line). The line kernels: one thread a (chunk, line), the chain one thread a
@@ -117,15 +100,13 @@ inline constexpr const char* kScanLineChainKernel = "jitvec_scan_line_chain";
 inline constexpr const char* kScanLineApplyKernel = "jitvec_scan_line_apply";
 
 // Host entries (void(const ReductionParams*, long long begin, long long end) over work items:
-// tiles for the tiles entries, (line, chunk) pairs for the line entries, lines for the chains);
+// tiles for the tiles entries, (line, chunk) pairs for the line entries, lines for the chain);
 // the aggregates are [line][chunk] for both kinds: the aggregates entries write `out`, the
-// chains run on `work` in place (the lines' chain: P(k); the tiles' two-level chain: carry(k+1)
-// at k), the tiles and apply entries read the value in front of chunk k from `work` at k-1.
+// chain runs on `work` in place, the tiles and apply entries read the prefixes from `work`.
 inline constexpr const char* kHostScanAggregates = "jitvec_cpu_scan_aggregates";
 inline constexpr const char* kHostScanTiles = "jitvec_cpu_scan_tiles";
 inline constexpr const char* kHostScanLineAggregates = "jitvec_cpu_scan_line_aggregates";
 inline constexpr const char* kHostScanLineChain = "jitvec_cpu_scan_line_chain";
-inline constexpr const char* kHostScanTileChain = "jitvec_cpu_scan_tile_chain";
 inline constexpr const char* kHostScanLineApply = "jitvec_cpu_scan_line_apply";
 
 std::string scan_kernels(const codegen::LoopSpec& spec);

@@ -1,9 +1,9 @@
 // Ufunc::accumulate on the cuda target, whose tiles kind is one pass with a deterministic
 // look-back (kernels/scan.hpp): the length table of tests/unit/accumulate_cases.hpp (around
-// rows, tiles, groups of 32 tiles and the groups' window) for every dtype including complex128,
-// with device and host arrays; 2-d arrays along either axis; float32 in the documented tiles
-// order bit for bit (tiles_order_reference: the two-level order of groups of 32 tiles) at tile
-// counts around a group and the groups' window and with millions of elements in several lines; complex128 and
+// rows, tiles, 32, 64 and kScanLookBackWindow tiles) for every dtype including complex128, with
+// device and host arrays; 2-d arrays along either axis; float32 in the documented tiles order
+// bit for bit (tiles_order_reference: the strict chain of the tiles' aggregates) at tile counts
+// around the look-back's window and with millions of elements in several lines; complex128 and
 // int8 read into int64 across many tiles and lines; a poisoned strided out=; both kinds bit for
 // bit against the cpu target (whose host entries run the same order); the same bits in 20 runs
 // of one call (a race in the look-back would show there). Each test skips, saying why, without
@@ -51,14 +51,12 @@ TEST_CASE("GPU accumulate: float32 sums in the documented tiles order, bit for b
   if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
   Ufunc add = accumulate_engine().ufunc("h5_add");
   const std::int64_t tile = kernels::scan_tile(DType::float32);
-  const std::int64_t group = kernels::kScanGroupTiles, window = group * group;
-  // Tile counts around a group of 32 tiles (one group, a second group of one tile, a short last
-  // group) and the groups' look-back window of 32 groups (a window that may step back, a fold
-  // across windows), a partial last tile or none; then 2^24 and more (thousands of tiles: many
-  // blocks in flight, groups' look-backs over several windows).
-  std::vector<std::int64_t> lengths = {1000, 2 * tile, 31 * tile - 1, 32 * tile, 33 * tile - 17, 64 * tile,
+  const std::int64_t window = kernels::kScanLookBackWindow;
+  // Tile counts around the warp's 32 and the look-back window (a look-back that steps back,
+  // a fold across windows), a partial last tile or none; then 2^24 and more (thousands of
+  // tiles: many blocks in flight, look-backs over several windows).
+  std::vector<std::int64_t> lengths = {1000, 2 * tile, 31 * tile + 1, 32 * tile, 33 * tile + 17, 64 * tile,
                                        65 * tile + 3, window * tile - 1, window * tile, window * tile + 1,
-                                       (window + group) * tile + 1, (window + 2 * group) * tile - 9,
                                        2 * window * tile + 5, (std::int64_t{1} << 24) + 3, tile * tile + 70 * tile + 3};
   for (std::int64_t n : lengths) {
     CAPTURE(n, (n + tile - 1) / tile);

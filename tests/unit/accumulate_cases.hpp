@@ -7,9 +7,8 @@
 // reference: an element dropped, counted twice or taken from the wrong tile cannot hide under a
 // tolerance. Outputs go into poisoned buffers (contiguous, and every other element of a
 // reversed one) whose elements must all be written, the gaps left alone. tiles_order_reference
-// is the documented tiles order written out in float32 (the two-level order: groups of 32
-// tiles, each group's aggregates folded in order, the groups chained in order), for the
-// bit-for-bit tests of every target; tiles_chain_reference the single chain it replaced.
+// is the documented tiles order written out in float32 (the tiles' aggregates chained strictly
+// in order), for the bit-for-bit tests of every target.
 #pragma once
 
 #include <algorithm>
@@ -160,8 +159,9 @@ inline std::vector<AccumulateConfig> accumulate_configs() {
 }
 
 /// Axis lengths around the boundaries of config `c`: the lines kind's chunk (kScanLineChunk),
-/// the rows and tiles for the input's type, and (with `big`) lines of about 32, 64 and 33 x 32
-/// tiles: one group of the two-level order, two, and a groups' look-back window and one more.
+/// the rows and tiles for the input's type, and (with `big`) lines of about 32, 64 and
+/// kScanLookBackWindow tiles, where the GPU's look-back reads a warp's worth of status words,
+/// a whole window, or steps back a window.
 inline std::vector<std::int64_t> accumulate_lengths(const AccumulateConfig& c, bool big) {
   const std::int64_t tile = jitvec::kernels::scan_tile(c.input);
   const std::int64_t row = tile / jitvec::kernels::kScanRows;
@@ -170,7 +170,7 @@ inline std::vector<std::int64_t> accumulate_lengths(const AccumulateConfig& c, b
                                  chunk,    chunk + 1, 1001, row - 1, row,     row + 1, tile - 1, tile,
                                  tile + 1, 2 * tile + 3};
   if (big) {
-    for (std::int64_t tiles : {std::int64_t{32}, std::int64_t{64}, std::int64_t{33 * jitvec::kernels::kScanGroupTiles}}) {
+    for (std::int64_t tiles : {std::int64_t{32}, std::int64_t{64}, std::int64_t{jitvec::kernels::kScanLookBackWindow}}) {
       for (std::int64_t d : {-1, 0, 1}) n.push_back(tiles * tile + d);
     }
     n.push_back(33 * tile + 5);
@@ -306,9 +306,9 @@ inline void run_accumulate_lines(jitvec::Target target, bool device) {
 
 /// The tiles order of kernels/scan.hpp for + on float32, written out step by step: each
 /// tile's rows (threads of 4 in order, Kogge-Stone in each warp of 32, the warps in order,
-/// rows chained) and its aggregate (the rows chained from no carry, `prefix` null); each
-/// element of tile k f(f(carry, thread prefix), own) with the rows' carry starting from
-/// *prefix (the value the tile order puts in front of the tile; null: none).
+/// rows chained); the tiles' aggregates A(k) (the rows chained from no carry) chained strictly
+/// in order along the line, P(0) = A(0), P(k) = P(k-1) + A(k); each element of tile k
+/// f(f(carry, thread prefix), own) with the rows' carry starting from P(k-1).
 inline float tiles_order_tile(const std::vector<float>& x, std::int64_t k, const float* prefix, float* out) {
   constexpr int kBlock = 256, kVec = 4, kRow = kBlock * kVec, kRows = jitvec::kernels::kScanRows;
   const std::int64_t tile = static_cast<std::int64_t>(kRows) * kRow;
@@ -366,39 +366,7 @@ inline float tiles_order_tile(const std::vector<float>& x, std::int64_t k, const
   return carry;
 }
 
-/// The tiles order of kernels/scan.hpp written out: the tiles' aggregates A(k); groups of 32
-/// consecutive tiles, GA(j) = A(32j) + A(32j+1) + ... in order up to the group's last tile;
-/// GP(0) = GA(0), GP(j) = GP(j-1) + GA(j); tile k of group j gets in front of its rows
-/// GP(j-1) + LocalExcl(k), LocalExcl(k) = A(32j) + ... + A(k-1) in order (terms missing for
-/// j = 0 or a group's first tile left out; tile 0 nothing).
 inline std::vector<float> tiles_order_reference(const std::vector<float>& x) {
-  constexpr std::int64_t kGroup = 32;
-  const std::int64_t tile = jitvec::kernels::scan_tile(jitvec::DType::float32);
-  const std::int64_t chunks = (static_cast<std::int64_t>(x.size()) + tile - 1) / tile;
-  const std::int64_t groups = (chunks + kGroup - 1) / kGroup;
-  std::vector<float> a(static_cast<std::size_t>(chunks)), ga(static_cast<std::size_t>(groups)), gp(ga);
-  for (std::int64_t k = 0; k < chunks; ++k) a[static_cast<std::size_t>(k)] = tiles_order_tile(x, k, nullptr, nullptr);
-  for (std::int64_t j = 0; j < groups; ++j) {
-    float sum = a[static_cast<std::size_t>(kGroup * j)];
-    for (std::int64_t i = kGroup * j + 1; i < std::min(kGroup * (j + 1), chunks); ++i) sum = sum + a[static_cast<std::size_t>(i)];
-    ga[static_cast<std::size_t>(j)] = sum;
-    gp[static_cast<std::size_t>(j)] = j == 0 ? sum : gp[static_cast<std::size_t>(j - 1)] + sum;
-  }
-  std::vector<float> out(x.size());
-  for (std::int64_t k = 0; k < chunks; ++k) {
-    const std::int64_t j = k / kGroup;
-    std::optional<float> local;  // LocalExcl(k)
-    for (std::int64_t i = kGroup * j; i < k; ++i) local = local ? *local + a[static_cast<std::size_t>(i)] : a[static_cast<std::size_t>(i)];
-    std::optional<float> carry = local;
-    if (j > 0) carry = local ? gp[static_cast<std::size_t>(j - 1)] + *local : gp[static_cast<std::size_t>(j - 1)];
-    tiles_order_tile(x, k, carry ? &*carry : nullptr, out.data());
-  }
-  return out;
-}
-
-/// The single chain the two-level order replaced: P(0) = A(0), P(k) = P(k-1) + A(k), tile k
-/// with P(k-1) in front. The same as tiles_order_reference up to 32 tiles (one group).
-inline std::vector<float> tiles_chain_reference(const std::vector<float>& x) {
   const std::int64_t tile = jitvec::kernels::scan_tile(jitvec::DType::float32);
   const std::int64_t chunks = (static_cast<std::int64_t>(x.size()) + tile - 1) / tile;
   std::vector<float> out(x.size());

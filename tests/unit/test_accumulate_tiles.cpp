@@ -4,10 +4,9 @@
 // complex64/128), contiguous and reversed strided poisoned out=, reversed inputs, 2-d arrays
 // along either axis (C-ordered and transposed), compared exactly with float64 references
 // (tests/unit/accumulate_cases.hpp); real float32 sums in the documented tiles order bit for bit
-// (the order written out in the test: groups of 32 tiles, the groups chained in order), which
-// from 35 tiles on is not the single chain of tiles it replaced, and the same bits on cpu and
-// parallel; the planner's choice between the tiles and lines kinds; and the single-pass
-// look-back kernel compiled by NVRTC (no GPU needed).
+// (the order written out in the test: the tiles' aggregates chained strictly in order) and the
+// same bits on cpu and parallel; the planner's choice between the tiles and lines kinds; and
+// the single-pass look-back kernel compiled by NVRTC (no GPU needed).
 #include "accumulate_cases.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "engine/reduction.hpp"
@@ -53,9 +52,8 @@ TEST_CASE("accumulate: real float32 sums in the documented orders, the same bits
         CHECK(differ == 0);
       }
       // Within the order's chain of roundings of the running sum (inputs are >= 0, so the
-      // exact prefix bounds every partial): tiles about 24 inside a tile, up to 32 inside a
-      // group and one a group before it; lines a chunk of 256 in order plus one a chunk
-      // before it.
+      // exact prefix bounds every partial): tiles about 23 inside a tile plus one a tile
+      // before it; lines a chunk of 256 in order plus one a chunk before it.
       const std::int64_t inner = shape.size() == 2 && axis == 0 ? shape[1] : 1;
       std::vector<double> exact(xs.size());
       for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -63,8 +61,7 @@ TEST_CASE("accumulate: real float32 sums in the documented orders, the same bits
         exact[i] = xs[i] + (first ? 0.0 : exact[i - static_cast<std::size_t>(inner)]);
       }
       const bool tiles = last && along >= kernels::kScanTilesMinLength;
-      const std::int64_t tiles_a_line = (along + tile - 1) / tile;
-      const double depth = tiles ? 24.0 + 32.0 + static_cast<double>(kernels::scan_groups(tiles_a_line))
+      const double depth = tiles ? 24.0 + static_cast<double>((along + tile - 1) / tile)
                                  : 256.0 + static_cast<double>((along + kernels::kScanLineChunk - 1) / kernels::kScanLineChunk) + 2;
       for (std::size_t i = 0; i < cpu.size(); ++i) {
         if (!(std::fabs(cpu[i] - exact[i]) <= depth * std::ldexp(1.0, -24) * exact[i])) {
@@ -72,39 +69,6 @@ TEST_CASE("accumulate: real float32 sums in the documented orders, the same bits
           break;
         }
       }
-    }
-  }
-}
-
-TEST_CASE("accumulate: the tiles' two-level order, not the single chain, from 35 tiles a line", "[accumulate]") {
-  // Up to 32 tiles a line are one group, where the two-level order is the single chain P(k) =
-  // P(k-1) + A(k) it replaced; in the second group tile 32 + i takes GP(0) + (A(32) + ... +
-  // A(31 + i)) instead of (...(P(31) + A(32))... + A(31 + i)), which rounds differently from i = 2
-  // (tile 34). The cpu target must give the two-level bits, and so not the chain's there.
-  REQUIRE(kernels::kScanGroupTiles == 32);
-  Ufunc add = accumulate_engine().ufunc("h5_add");
-  const std::int64_t tile = kernels::scan_tile(DType::float32);
-  for (std::int64_t n : {20 * tile + 9, 32 * tile, 40 * tile + 5, 70 * tile + 11}) {
-    CAPTURE(n, (n + tile - 1) / tile);
-    TestArray x = TestArray::random(DType::float32, Shape{n}, 0, 1);
-    AccumulateOptions o;
-    o.target = Target::cpu;
-    const std::vector<float> got = add.accumulate(x.host_view(), 0, o).to_vector<float>();
-    const std::vector<float> xs = x.host_view().to_vector<float>();
-    const std::vector<float> want = tiles_order_reference(xs), chain = tiles_chain_reference(xs);
-    std::int64_t differ = 0, from_chain = 0, first_from_chain = -1;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      differ += got[i] != want[i] ? 1 : 0;
-      if (got[i] != chain[i] && first_from_chain < 0) first_from_chain = static_cast<std::int64_t>(i);
-      from_chain += got[i] != chain[i] ? 1 : 0;
-    }
-    CHECK(differ == 0);
-    if (n <= 32 * tile) {
-      CHECK(from_chain == 0);
-    } else {
-      // Thousands of the second group's elements round differently, none before tile 34.
-      CHECK(from_chain > 1000);
-      CHECK(first_from_chain >= 34 * tile);
     }
   }
 }
@@ -163,14 +127,11 @@ TEST_CASE("accumulate: the single-pass look-back kernel compiles with NVRTC", "[
     const std::string source = kernels::generate_reduction_source(false, add, {}, spec);
     compile::CudaBinary binary;
     REQUIRE_NOTHROW(binary = compile::compile_cuda(source, "h6_add", "sm_90"));
-    // One tiles kernel taking its tile from the counter, waiting on its predecessors' states,
-    // folding the states it read by shuffles from one lane; the reduce-then-scan's kernels are
-    // gone.
+    // One tiles kernel taking its tile from the counter, waiting on its predecessors' flags;
+    // the reduce-then-scan's kernels are gone.
     CHECK(binary.ptx.find(".entry jitvec_scan_tiles(") != std::string::npos);
     CHECK(binary.ptx.find("atom.global.add.u32") != std::string::npos);
     CHECK(binary.ptx.find("nanosleep") != std::string::npos);
-    CHECK(binary.ptx.find("shfl.sync.idx") != std::string::npos);
-    CHECK(binary.ptx.find("vote.sync.ballot") != std::string::npos);
     CHECK(binary.ptx.find("jitvec_scan_aggregates") == std::string::npos);
   }
 }
