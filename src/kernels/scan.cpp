@@ -24,26 +24,22 @@ template <typename T> __device__ __forceinline__ T jitvec_shfl_up(const T& v, in
   return r;
 }
 
-// A thread's VEC elements of a row folded in order: x[0], f(x[0], x[1]), ... (m of them).
-template <typename InT, int VEC>
-__device__ __forceinline__ jitvec_acc_t jitvec_scan_thread_fold(const jitvec_detail::Vec<InT, VEC>& raw, int m) {
-  jitvec_acc_t s = static_cast<jitvec_acc_t>(raw.v[0]);
+// One row of a tile. Thread t holds x[0..m) (its VEC elements; m = 0 past the row's end), and
+// the `active` threads that hold any are a prefix of the block. On return x[j] is the thread's
+// inclusive fold up to j, `excl` the fold of the row's elements before the thread's first
+// (none for thread 0), `total` the row's fold. `sums`: one value a warp, in shared memory.
+template <int VEC>
+__device__ __forceinline__ void jitvec_scan_row(jitvec_acc_t (&x)[VEC], int m, int active, jitvec_acc_t* sums,
+                                                jitvec_acc_t& excl, jitvec_acc_t& total) {
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  jitvec_acc_t s = x[0];
 #pragma unroll
   for (int j = 1; j < VEC; ++j) {
-    if (j < m) s = jitvec_apply(s, static_cast<jitvec_acc_t>(raw.v[j]));
+    if (j < m) {
+      x[j] = jitvec_apply(s, x[j]);
+      s = x[j];
+    }
   }
-  return s;
-}
-
-// One row of a tile. Thread t holds its VEC elements (m of them; m = 0 past the row's end),
-// and the `active` threads that hold any are a prefix of the block. Gives `excl`, the fold of
-// the row's elements before the thread's first (none for thread 0), and `total`, the row's
-// fold. `sums`: one value a warp, in shared memory.
-template <typename InT, int VEC>
-__device__ __forceinline__ void jitvec_scan_row(const jitvec_detail::Vec<InT, VEC>& raw, int m, int active,
-                                                jitvec_acc_t* sums, jitvec_acc_t& excl, jitvec_acc_t& total) {
-  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  jitvec_acc_t s = jitvec_scan_thread_fold<InT, VEC>(raw, m);
 #pragma unroll
   for (int d = 1; d < 32; d *= 2) {
     const jitvec_acc_t y = jitvec_shfl_up(s, d);
@@ -66,127 +62,32 @@ __device__ __forceinline__ void jitvec_scan_row(const jitvec_detail::Vec<InT, VE
   excl = lane == 0 ? wx : warp > 0 ? jitvec_apply(wx, before) : before;
 }
 
-// The tiles' status (p.work; scan.hpp): word 0 the tile counter, word 1 + g tile g's flag
-// (0 nothing, 1 aggregate, 2 prefix), then from ${values_align}-byte alignment the aggregate
-// slots A[tiles] and the prefix slots P[tiles] of the accumulator type. Values are written
-// with plain stores (L1 writes through) and read with volatile loads (L2, never a stale L1
-// line); a writer stores the value, fences, then sets the flag; a reader sees the flag, fences,
-// then reads the value.
-__device__ __forceinline__ jitvec_acc_t* jitvec_scan_slots(void* work, long long tiles) {
-  const long long flag_bytes = (tiles + 1) * 4;
-  return reinterpret_cast<jitvec_acc_t*>(static_cast<unsigned char*>(work) +
-                                         (flag_bytes + ${values_align} - 1) / ${values_align} * ${values_align});
-}
-__device__ __forceinline__ jitvec_acc_t jitvec_scan_slot_load(const jitvec_acc_t* slot) {
-  jitvec_acc_t r;
-  if constexpr (sizeof(jitvec_acc_t) % 4 == 0) {
-    const volatile unsigned int* from = reinterpret_cast<const volatile unsigned int*>(slot);
-    unsigned int* to = reinterpret_cast<unsigned int*>(&r);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t) / 4); ++i) to[i] = from[i];
-  } else {
-    const volatile unsigned char* from = reinterpret_cast<const volatile unsigned char*>(slot);
-    unsigned char* to = reinterpret_cast<unsigned char*>(&r);
-#pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(jitvec_acc_t)); ++i) to[i] = from[i];
-  }
-  return r;
-}
-__device__ __forceinline__ void jitvec_scan_publish(unsigned int* flags, jitvec_acc_t* slots, long long g,
-                                                    const jitvec_acc_t& v, unsigned int flag) {
-  slots[g] = v;
-  __threadfence();
-  *reinterpret_cast<volatile unsigned int*>(flags + g) = flag;
-}
-
-// The look-back of tile `g` (not its line's first, `first`), run by warp 0: P(g-1), exact, in
-// lane 0. Lane l watches tiles lo + l*PER ... of a window of WINDOW tiles [lo, hi) below g,
-// spinning until each is at least aggregate-ready; the nearest prefix-ready one j in the window
-// ends the search (none: the window steps back; the line's first tile always publishes its
-// prefix). Then lane 0 folds left and in order from P(j): f(...f(P(j), A(j+1))..., A(g-1)),
-// the aggregates staged WINDOW at a time in shared memory. P(j) is the exact chain value and
-// the aggregates never change once published, so the result is the strict chain whichever j
-// the timing found.
-__device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const unsigned int* flags, const jitvec_acc_t* aggregates,
-                                                              const jitvec_acc_t* prefixes, long long first,
-                                                              long long g, jitvec_acc_t* stage) {
-  constexpr int WINDOW = ${window}, PER = WINDOW / 32;
-  const int lane = threadIdx.x & 31;
-  const volatile unsigned int* watch = flags;
-  long long hi = g, found = first;
-  for (;;) {
-    const long long lo = hi - WINDOW > first ? hi - WINDOW : first;
-    unsigned int f[PER];
-    for (unsigned int pause = 32;; pause = pause < 1024 ? 2 * pause : pause) {
-      bool ready = true;
-#pragma unroll
-      for (int i = 0; i < PER; ++i) {
-        const long long at = lo + lane * PER + i;
-        f[i] = at < hi ? watch[at] : 1u;
-        ready = ready && f[i] != 0;
-      }
-      if (__all_sync(0xffffffffu, ready)) break;
-#if __CUDA_ARCH__ >= 700
-      __nanosleep(pause);
-#endif
-    }
-    int best = -1;
-#pragma unroll
-    for (int i = 0; i < PER; ++i) {
-      if (f[i] == 2 && lo + lane * PER + i < hi) best = lane * PER + i;
-    }
-    const unsigned int with_prefix = __ballot_sync(0xffffffffu, best >= 0);
-    if (with_prefix != 0) {
-      found = lo + __shfl_sync(0xffffffffu, best, 31 - __clz(static_cast<int>(with_prefix)));
-      break;
-    }
-    hi = lo;
-  }
-  __threadfence();
-  jitvec_acc_t run;
-  if (lane == 0) run = jitvec_scan_slot_load(prefixes + found);
-  for (long long base = found + 1; base < g; base += WINDOW) {
-    const int n = g - base < WINDOW ? static_cast<int>(g - base) : WINDOW;
-    for (int i = lane; i < n; i += 32) stage[i] = jitvec_scan_slot_load(aggregates + base + i);
-    __syncwarp();
-    if (lane == 0) {
-      for (int i = 0; i < n; ++i) run = jitvec_apply(run, stage[i]);
-    }
-    __syncwarp();
-  }
-  return run;
-}
-
-// The tiles kind in one pass. The block takes the next tile g = (line, k) from the counter
-// (p.work set) or blockIdx.x (p.work null: every line a single tile), loads it once into
-// registers, computes its rows' exclusive prefixes and sums and the aggregate A(k), publishes
-// A(k) (P(0) = A(0) for a line's first tile), looks back for P(k-1), publishes P(k) =
-// f(P(k-1), A(k)), then folds each thread's elements again from the registers and writes them
-// with the rows' carry starting from P(k-1).
-template <typename InT, typename OutT>
-__device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_params& p) {
+// A tile: its aggregate (APPLY false, into out[tile]) or its scan with the prefix of the tiles
+// before it (APPLY true: work[tile - 1] when work is set and the tile is not a line's first).
+template <typename InT, typename OutT, bool APPLY>
+__device__ __forceinline__ void jitvec_scan_tile_body(const jitvec_reduction_params& p) {
   constexpr int BLOCK = ${block}, ROWS = ${rows}, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
   constexpr int OUT_VEC = 16 / sizeof(OutT);
   constexpr bool OUT_FITS = (VEC * sizeof(OutT)) % 16 == 0;
   __shared__ alignas(16) unsigned char sums_bytes[2 * (BLOCK / 32) * sizeof(jitvec_acc_t)];
-  __shared__ alignas(16) unsigned char stage_bytes[${window} * sizeof(jitvec_acc_t)];
-  __shared__ alignas(16) unsigned char carry_bytes[sizeof(jitvec_acc_t)];
-  __shared__ long long taken;
   jitvec_acc_t* sums = reinterpret_cast<jitvec_acc_t*>(sums_bytes);
-  jitvec_acc_t* shared_carry = reinterpret_cast<jitvec_acc_t*>(carry_bytes);
   const int t = threadIdx.x;
   const long long tiles = p.outputs * p.chunks;
-  unsigned int* counter = static_cast<unsigned int*>(p.work);
-  if (t == 0) taken = counter ? static_cast<long long>(atomicAdd(counter, 1u)) : static_cast<long long>(blockIdx.x);
-  __syncthreads();
-  const long long g = taken;
-  const long long line = g / p.chunks, k = g - line * p.chunks;
+  const long long id = APPLY ? tiles - 1 - static_cast<long long>(blockIdx.x) : static_cast<long long>(blockIdx.x);
+  const long long line = id / p.chunks, k = id - line * p.chunks;
   const long long start = k * TILE;
   const long long rest = p.length - start;
   const int len = static_cast<int>(rest < TILE ? rest : TILE);
   const InT* in = static_cast<const InT*>(p.in) + jitvec_offset(p.out_sizes, p.out_in_strides, p.out_ndim, line);
-  OutT* out = static_cast<OutT*>(p.out) + jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line);
+  OutT* out = static_cast<OutT*>(p.out);
+  if (APPLY) out += jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line);
   const long long s_in = p.red_strides[0], s_out = p.axis_out_stride;
+  bool has_carry = false;
+  jitvec_acc_t carry;
+  if (APPLY && k > 0 && p.work) {
+    carry = static_cast<const jitvec_acc_t*>(p.work)[id - 1];
+    has_carry = true;
+  }
   const bool vec_in = (p.vectorized & 1) && len == TILE;
   const bool vec_out = OUT_FITS && (p.vectorized & 2) && len == TILE;
   jitvec_detail::Vec<InT, VEC> raw[ROWS];
@@ -194,19 +95,7 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
     const jitvec_detail::Vec<InT, VEC>* v = reinterpret_cast<const jitvec_detail::Vec<InT, VEC>*>(in + start);
 #pragma unroll
     for (int u = 0; u < ROWS; ++u) raw[u] = v[u * BLOCK + t];
-  } else {
-#pragma unroll
-    for (int u = 0; u < ROWS; ++u) {
-      const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        if (u * ROW + t * VEC + e < len) raw[u].v[e] = in[(first + e) * s_in];
-      }
-    }
   }
-  // Every row's exclusive thread prefix and sum; the aggregate: the rows chained from no carry.
-  jitvec_acc_t excl[ROWS], total[ROWS];
-  jitvec_acc_t aggregate;
 #pragma unroll
   for (int u = 0; u < ROWS; ++u) {
     const int row_len = len - u * ROW;  // the same in every thread
@@ -214,52 +103,26 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
     const int active = row_len < ROW ? (row_len + VEC - 1) / VEC : BLOCK;
     int m = row_len - t * VEC;
     m = m < 0 ? 0 : m > VEC ? VEC : m;
-    jitvec_scan_row<InT, VEC>(raw[u], m, active, sums + (u & 1) * (BLOCK / 32), excl[u], total[u]);
-    aggregate = u == 0 ? total[0] : jitvec_apply(aggregate, total[u]);
-  }
-  bool has_carry = false;
-  jitvec_acc_t carry;
-  if (counter) {
-    unsigned int* flags = counter + 1;
-    jitvec_acc_t* aggregates = jitvec_scan_slots(p.work, tiles);
-    jitvec_acc_t* prefixes = aggregates + tiles;
-    if (k == 0) {
-      if (t == 0) jitvec_scan_publish(flags, prefixes, g, aggregate, 2u);
+    const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
+    jitvec_acc_t x[VEC];
+    if (vec_in) {
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) x[e] = static_cast<jitvec_acc_t>(raw[u].v[e]);
     } else {
-      if (t == 0) jitvec_scan_publish(flags, aggregates, g, aggregate, 1u);
-      if (t < 32) {
-        jitvec_acc_t* stage = reinterpret_cast<jitvec_acc_t*>(stage_bytes);
-        const jitvec_acc_t before = jitvec_scan_look_back(flags, aggregates, prefixes, g - k, g, stage);
-        if (t == 0) {
-          jitvec_scan_publish(flags, prefixes, g, jitvec_apply(before, aggregate), 2u);
-          *shared_carry = before;
-        }
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) {
+        if (e < m) x[e] = static_cast<jitvec_acc_t>(in[(first + e) * s_in]);
       }
-      __syncthreads();
-      carry = *shared_carry;
-      has_carry = true;
     }
-  }
-#pragma unroll
-  for (int u = 0; u < ROWS; ++u) {
-    const int row_len = len - u * ROW;
-    if (row_len <= 0) break;
-    int m = row_len - t * VEC;
-    m = m < 0 ? 0 : m > VEC ? VEC : m;
-    if (m > 0) {
-      const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
+    jitvec_acc_t excl, total;
+    jitvec_scan_row<VEC>(x, m, active, sums + (u & 1) * (BLOCK / 32), excl, total);
+    if (APPLY && m > 0) {
       const bool has_excl = t > 0;
-      const bool has_c = has_carry || has_excl;
-      jitvec_acc_t c;
-      if (has_c) c = has_carry && has_excl ? jitvec_apply(carry, excl[u]) : has_carry ? carry : excl[u];
-      jitvec_acc_t x[VEC];
-      jitvec_acc_t s = static_cast<jitvec_acc_t>(raw[u].v[0]);
-      x[0] = has_c ? jitvec_apply(c, s) : s;
+      if (has_carry || has_excl) {
+        const jitvec_acc_t c = has_carry && has_excl ? jitvec_apply(carry, excl) : has_carry ? carry : excl;
 #pragma unroll
-      for (int e = 1; e < VEC; ++e) {
-        if (e < m) {
-          s = jitvec_apply(s, static_cast<jitvec_acc_t>(raw[u].v[e]));
-          x[e] = has_c ? jitvec_apply(c, s) : s;
+        for (int e = 0; e < VEC; ++e) {
+          if (e < m) x[e] = jitvec_apply(c, x[e]);
         }
       }
       if constexpr (OUT_FITS) {
@@ -281,9 +144,10 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
         }
       }
     }
-    carry = has_carry ? jitvec_apply(carry, total[u]) : total[u];
+    carry = has_carry ? jitvec_apply(carry, total) : total;
     has_carry = true;
   }
+  if (!APPLY && t == 0) static_cast<jitvec_acc_t*>(p.out)[id] = carry;
 }
 
 // The lines kind: thread i folds chunk k = i / outputs of line i % outputs.
@@ -322,20 +186,29 @@ __device__ __forceinline__ void jitvec_scan_line_body(const jitvec_reduction_par
   if (!APPLY) static_cast<jitvec_acc_t*>(p.out)[item] = run;
 }
 
-// Blocks a multiprocessor must hold (ptxas sm_90, no spills): 4 (64 registers) where a row's
-// accumulators are 16 bytes of 4-byte values (float32), 3 (80) for 8-byte ones (float64),
-// else 2 (128: complex128, int8 in int64).
-constexpr int jitvec_scan_tiles_min_blocks() {
-  return 16 / sizeof(jitvec_in_t) * sizeof(jitvec_acc_t) > 16 ? 2 : sizeof(jitvec_acc_t) <= 4 ? 4 : sizeof(jitvec_acc_t) <= 8 ? 3 : 2;
+extern "C" __global__ void __launch_bounds__(${block}) ${aggregates}(const jitvec_reduction_params p) {
+  jitvec_scan_tile_body<jitvec_in_t, jitvec_acc_t, false>(p);
 }
-extern "C" __global__ void __launch_bounds__(${block}, jitvec_scan_tiles_min_blocks()) ${tiles}(const jitvec_reduction_params p) {
-  jitvec_scan_tiles_body<jitvec_in_t, jitvec_out_t>(p);
+extern "C" __global__ void __launch_bounds__(${block}) ${aggregates_t}(const jitvec_reduction_params p) {
+  jitvec_scan_tile_body<jitvec_acc_t, jitvec_acc_t, false>(p);
+}
+extern "C" __global__ void __launch_bounds__(${block}) ${tiles}(const jitvec_reduction_params p) {
+  jitvec_scan_tile_body<jitvec_in_t, jitvec_out_t, true>(p);
+}
+extern "C" __global__ void __launch_bounds__(${block}) ${tiles_t}(const jitvec_reduction_params p) {
+  jitvec_scan_tile_body<jitvec_acc_t, jitvec_acc_t, true>(p);
 }
 extern "C" __global__ void __launch_bounds__(${block}) ${line_aggregates}(const jitvec_reduction_params p) {
   jitvec_scan_line_body<jitvec_in_t, jitvec_acc_t, false>(p);
 }
+extern "C" __global__ void __launch_bounds__(${block}) ${line_aggregates_t}(const jitvec_reduction_params p) {
+  jitvec_scan_line_body<jitvec_acc_t, jitvec_acc_t, false>(p);
+}
 extern "C" __global__ void __launch_bounds__(${block}) ${line_apply}(const jitvec_reduction_params p) {
   jitvec_scan_line_body<jitvec_in_t, jitvec_out_t, true>(p);
+}
+extern "C" __global__ void __launch_bounds__(${block}) ${line_apply_t}(const jitvec_reduction_params p) {
+  jitvec_scan_line_body<jitvec_acc_t, jitvec_acc_t, true>(p);
 }
 // The chunks' aggregates of each line ([chunk][line] in work) chained in order, in place.
 extern "C" __global__ void __launch_bounds__(${block}) ${line_chain}(const jitvec_reduction_params p) {
@@ -453,14 +326,22 @@ static jitvec_acc_t jitvec_host_scan_chunk(const jitvec_reduction_params& p, lon
 JITVEC_EXPORT void ${aggregates}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long id = begin; id < end; ++id) static_cast<jitvec_acc_t*>(p->out)[id] = jitvec_host_scan_tile<jitvec_in_t, jitvec_acc_t, false>(*p, id);
 }
+JITVEC_EXPORT void ${aggregates_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long id = begin; id < end; ++id) static_cast<jitvec_acc_t*>(p->out)[id] = jitvec_host_scan_tile<jitvec_acc_t, jitvec_acc_t, false>(*p, id);
+}
 JITVEC_EXPORT void ${tiles}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long id = begin; id < end; ++id) jitvec_host_scan_tile<jitvec_in_t, jitvec_out_t, true>(*p, id);
+}
+JITVEC_EXPORT void ${tiles_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long id = begin; id < end; ++id) jitvec_host_scan_tile<jitvec_acc_t, jitvec_acc_t, true>(*p, id);
 }
 JITVEC_EXPORT void ${line_aggregates}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long c = begin; c < end; ++c) static_cast<jitvec_acc_t*>(p->out)[c] = jitvec_host_scan_chunk<jitvec_in_t, jitvec_acc_t>(*p, c, false);
 }
-// The aggregates of each line ([line][chunk] in work: the tiles' or the chunks') chained in
-// order, in place: P(k) = f(P(k-1), A(k)).
+JITVEC_EXPORT void ${line_aggregates_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long c = begin; c < end; ++c) static_cast<jitvec_acc_t*>(p->out)[c] = jitvec_host_scan_chunk<jitvec_acc_t, jitvec_acc_t>(*p, c, false);
+}
+// The chunks' aggregates of each line ([line][chunk] in work) chained in order, in place.
 JITVEC_EXPORT void ${line_chain}(const jitvec_reduction_params* p, long long begin, long long end) {
   jitvec_acc_t* aggs = static_cast<jitvec_acc_t*>(p->work);
   for (long long line = begin; line < end; ++line) {
@@ -471,6 +352,9 @@ JITVEC_EXPORT void ${line_chain}(const jitvec_reduction_params* p, long long beg
 JITVEC_EXPORT void ${line_apply}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long c = begin; c < end; ++c) jitvec_host_scan_chunk<jitvec_in_t, jitvec_out_t>(*p, c, true);
 }
+JITVEC_EXPORT void ${line_apply_t}(const jitvec_reduction_params* p, long long begin, long long end) {
+  for (long long c = begin; c < end; ++c) jitvec_host_scan_chunk<jitvec_acc_t, jitvec_acc_t>(*p, c, true);
+}
 )";
 
 }  // namespace
@@ -479,26 +363,29 @@ std::string scan_kernels(const codegen::LoopSpec&) {
   return fill(kDevice, {{"block", std::to_string(kCudaBlock)},
                         {"rows", std::to_string(kScanRows)},
                         {"warps", std::to_string(kCudaBlock / 32)},
-                        {"window", std::to_string(kScanLookBackWindow)},
-                        {"values_align", std::to_string(kScanStatusAlign)},
+                        {"aggregates", kScanAggregatesKernel},
+                        {"aggregates_t", kScanAggregatesPartialKernel},
                         {"tiles", kScanTilesKernel},
+                        {"tiles_t", kScanTilesPartialKernel},
                         {"line_aggregates", kScanLineAggregatesKernel},
+                        {"line_aggregates_t", kScanLineAggregatesPartialKernel},
                         {"line_chain", kScanLineChainKernel},
-                        {"line_apply", kScanLineApplyKernel}});
+                        {"line_apply", kScanLineApplyKernel},
+                        {"line_apply_t", kScanLineApplyPartialKernel}});
 }
 
 std::string scan_host_entries(const codegen::LoopSpec&) {
   return fill(kHost, {{"block", std::to_string(kCudaBlock)},
                       {"rows", std::to_string(kScanRows)},
                       {"aggregates", kHostScanAggregates},
+                      {"aggregates_t", kHostScanAggregatesPartial},
                       {"tiles", kHostScanTiles},
+                      {"tiles_t", kHostScanTilesPartial},
                       {"line_aggregates", kHostScanLineAggregates},
+                      {"line_aggregates_t", kHostScanLineAggregatesPartial},
                       {"line_chain", kHostScanLineChain},
-                      {"line_apply", kHostScanLineApply}});
-}
-
-std::int64_t scan_status_bytes(std::int64_t tiles, DType accumulator) {
-  return scan_status_values_offset(tiles) + 2 * tiles * static_cast<std::int64_t>(dtype_size(accumulator));
+                      {"line_apply", kHostScanLineApply},
+                      {"line_apply_t", kHostScanLineApplyPartial}});
 }
 
 }  // namespace jitvec::kernels

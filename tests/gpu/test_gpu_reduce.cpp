@@ -60,10 +60,9 @@ TEST_CASE("GPU accumulate: the same bits every run, within the order's bound", "
     magnitude += std::fabs(x.at({i}));
     worst = std::max(worst, std::fabs(first[static_cast<std::size_t>(i)] - exact) / magnitude);
   }
-  // The tiles order (kernels/scan.hpp): ~23 roundings in a tile (4 in a thread, 5 Kogge-Stone
-  // steps, up to 8 warps, 4 rows, 2 combinations), then the tiles' chain in order: one
-  // rounding of the running prefix a tile, which for inputs of both signs (a prefix ~sqrt(n),
-  // the magnitude ~n/2) stays far below the running magnitude: within 160 roundings of it.
+  // The tiles order (kernels/scan.hpp): ~23 roundings a level (4 in a thread, 5 Kogge-Stone
+  // steps, up to 8 warps, 4 rows, 2 combinations), three levels for 2^24 elements, the last
+  // at most 64 in order: within 160 roundings of the running magnitude.
   CHECK(worst <= 160 * std::ldexp(1.0, -24));
   for (int run = 0; run < 3; ++run) CHECK(add.accumulate(x.device_view(), 0, o).to_vector<float>() == first);
 }

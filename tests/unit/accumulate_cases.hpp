@@ -7,8 +7,7 @@
 // reference: an element dropped, counted twice or taken from the wrong tile cannot hide under a
 // tolerance. Outputs go into poisoned buffers (contiguous, and every other element of a
 // reversed one) whose elements must all be written, the gaps left alone. tiles_order_reference
-// is the documented tiles order written out in float32 (the tiles' aggregates chained strictly
-// in order), for the bit-for-bit tests of every target.
+// is the GPU's documented tiles order written out in float32, for the [gpu] bit-for-bit test.
 #pragma once
 
 #include <algorithm>
@@ -159,9 +158,8 @@ inline std::vector<AccumulateConfig> accumulate_configs() {
 }
 
 /// Axis lengths around the boundaries of config `c`: the lines kind's chunk (kScanLineChunk),
-/// the rows and tiles for the input's type, and (with `big`) lines of about 32, 64 and
-/// kScanLookBackWindow tiles, where the GPU's look-back reads a warp's worth of status words,
-/// a whole window, or steps back a window.
+/// the rows and tiles for the input's type, and (with `big`) a line of more than
+/// kScanTilesMinLength tiles, whose aggregates are scanned by tiles again.
 inline std::vector<std::int64_t> accumulate_lengths(const AccumulateConfig& c, bool big) {
   const std::int64_t tile = jitvec::kernels::scan_tile(c.input);
   const std::int64_t row = tile / jitvec::kernels::kScanRows;
@@ -170,10 +168,7 @@ inline std::vector<std::int64_t> accumulate_lengths(const AccumulateConfig& c, b
                                  chunk,    chunk + 1, 1001, row - 1, row,     row + 1, tile - 1, tile,
                                  tile + 1, 2 * tile + 3};
   if (big) {
-    for (std::int64_t tiles : {std::int64_t{32}, std::int64_t{64}, std::int64_t{jitvec::kernels::kScanLookBackWindow}}) {
-      for (std::int64_t d : {-1, 0, 1}) n.push_back(tiles * tile + d);
-    }
-    n.push_back(33 * tile + 5);
+    for (std::int64_t d : {-1, 0, 1}) n.push_back(jitvec::kernels::kScanTilesMinLength * tile + d);
   }
   std::sort(n.begin(), n.end());
   n.erase(std::unique(n.begin(), n.end()), n.end());
@@ -304,11 +299,10 @@ inline void run_accumulate_lines(jitvec::Target target, bool device) {
   }
 }
 
-/// The tiles order of kernels/scan.hpp for + on float32, written out step by step: each
+/// The GPU's tiles order of kernels/scan.hpp for + on float32, written out step by step: each
 /// tile's rows (threads of 4 in order, Kogge-Stone in each warp of 32, the warps in order,
-/// rows chained); the tiles' aggregates A(k) (the rows chained from no carry) chained strictly
-/// in order along the line, P(0) = A(0), P(k) = P(k-1) + A(k); each element of tile k
-/// f(f(carry, thread prefix), own) with the rows' carry starting from P(k-1).
+/// rows chained), the tiles' aggregates scanned by the same procedure (or in order when a line
+/// has fewer than kScanTilesMinLength tiles), each element f(f(carry, thread prefix), own).
 inline float tiles_order_tile(const std::vector<float>& x, std::int64_t k, const float* prefix, float* out) {
   constexpr int kBlock = 256, kVec = 4, kRow = kBlock * kVec, kRows = jitvec::kernels::kScanRows;
   const std::int64_t tile = static_cast<std::int64_t>(kRows) * kRow;
@@ -368,13 +362,22 @@ inline float tiles_order_tile(const std::vector<float>& x, std::int64_t k, const
 
 inline std::vector<float> tiles_order_reference(const std::vector<float>& x) {
   const std::int64_t tile = jitvec::kernels::scan_tile(jitvec::DType::float32);
-  const std::int64_t chunks = (static_cast<std::int64_t>(x.size()) + tile - 1) / tile;
+  const std::int64_t n = static_cast<std::int64_t>(x.size());
+  const std::int64_t chunks = (n + tile - 1) / tile;
+  std::vector<float> prefixes;
+  if (chunks > 1) {
+    std::vector<float> aggregates(static_cast<std::size_t>(chunks));
+    for (std::int64_t k = 0; k < chunks; ++k) aggregates[static_cast<std::size_t>(k)] = tiles_order_tile(x, k, nullptr, nullptr);
+    if (chunks >= jitvec::kernels::kScanTilesMinLength) {
+      prefixes = tiles_order_reference(aggregates);
+    } else {
+      prefixes = aggregates;
+      for (std::size_t k = 1; k < prefixes.size(); ++k) prefixes[k] = prefixes[k - 1] + prefixes[k];
+    }
+  }
   std::vector<float> out(x.size());
-  float prefix = 0.0f;  // P(k-1)
   for (std::int64_t k = 0; k < chunks; ++k) {
-    const float aggregate = tiles_order_tile(x, k, nullptr, nullptr);
-    tiles_order_tile(x, k, k > 0 ? &prefix : nullptr, out.data());
-    prefix = k > 0 ? prefix + aggregate : aggregate;
+    tiles_order_tile(x, k, k > 0 ? &prefixes[static_cast<std::size_t>(k - 1)] : nullptr, out.data());
   }
   return out;
 }
