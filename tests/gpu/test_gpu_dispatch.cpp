@@ -47,7 +47,7 @@ std::vector<float> random_floats(std::size_t n) {
 }  // namespace
 
 TEST_CASE("a warm call whose thread lost its context launches again in the right one",
-          "[gpu][dispatch]") {
+          "[gpu][dispatch][refused_launch]") {
   if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
   define_test_ufuncs(shared_engine());
   const Ufunc add = shared_engine().ufunc("add");
@@ -67,7 +67,7 @@ TEST_CASE("a warm call whose thread lost its context launches again in the right
 }
 
 TEST_CASE("a warm call while another device's context is current runs on its own device",
-          "[gpu][dispatch]") {
+          "[gpu][dispatch][refused_launch]") {
   if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
   if (cuda::device_count() < 2) JITVEC_SKIP("needs two GPUs (nvidia-h200-x2)");
   define_test_ufuncs(shared_engine());
