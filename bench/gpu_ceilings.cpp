@@ -160,7 +160,7 @@ BareLaunch::BareLaunch(int device, CUstream stream) : stream_(stream) {
   cuda::Module module = cuda::Module::load(device, binary.cubin, binary.ptx);
   const CUfunction kernel = module.function(kName);
   const CUfunction with_parameters = module.function(kParametersName);
-  auto loaded = std::make_shared<Loaded>(Loaded{std::move(module), kernel, with_parameters});
+  auto loaded = std::make_shared<Loaded>(Loaded{std::move(module), kernel, with_parameters, {}});
   Loaded::Values& v = loaded->values;
   void* const pointers[10] = {&v.in[0], &v.scalar[0], &v.in[1], &v.scalar[1], &v.in[2],
                               &v.scalar[2], &v.out,  &v.masks[0], &v.masks[1], &v.n};
