@@ -192,6 +192,15 @@ struct ReduceOptions {
   std::optional<DType> dtype;
   /// Write the result here (the result's exact shape; dtype same_kind from the loop's).
   std::optional<Array> out;
+  /// NumPy's where=: a bool array broadcast to x's shape (never wider); only the elements
+  /// where it is true take part, and a result with none is `initial`, else the identity. The
+  /// ufunc must declare an identity (VectorizeOptions::identity), exact in x's dtype, even
+  /// when `initial` is given (NumPy accepts initial alone): masked elements are replaced by
+  /// it in a pre-pass, then the ordinary reduction runs in its usual order (an all-true mask
+  /// gives the same bits as none). Not at memory speed: the pre-pass reads x and the mask and
+  /// writes a temporary of x's size that the reduction reads (float32: 13 bytes an element,
+  /// against 4). src/engine/reduce_where.hpp.
+  std::optional<Array> where;
   Stream stream;
   std::optional<Target> target;
 };

@@ -116,6 +116,9 @@ struct Engine::Impl {
   /// The engine's internal identity ufunc (one loop per dtype), which copies a device array of
   /// any strides into a contiguous one through the ordinary loops (engine/out_overlap.hpp).
   detail::UfuncImpl& copy_ufunc();
+  /// The engine's internal select ufunc of reduce's where= (`keep ? x : identity`, one loop
+  /// T(bool, T, T) per dtype); defined in engine/reduce_where.cpp.
+  detail::UfuncImpl& where_select_ufunc();
 
   /// The target of calls that name none and whose ufunc names none.
   Target default_target();
@@ -155,6 +158,8 @@ struct Engine::Impl {
   std::map<int, std::unique_ptr<engine::PipelineStaging>> staging_;
   std::once_flag copy_once_;
   std::unique_ptr<detail::UfuncImpl> copy_ufunc_;
+  std::once_flag where_select_once_;
+  std::unique_ptr<detail::UfuncImpl> where_select_;
 };
 
 }  // namespace jitvec

@@ -13,6 +13,7 @@
 #include "engine/engine_impl.hpp"
 #include "engine/method_module.hpp"
 #include "engine/out_overlap.hpp"
+#include "engine/reduce_where.hpp"
 #include "engine/type_resolution.hpp"
 #include "kernels/reduction_source.hpp"
 
@@ -490,6 +491,7 @@ LoopDefinition reduction_loop_definition(Engine::Impl& engine, const detail::Ufu
 
 Array reduce(const detail::UfuncImpl& ufunc, const Array& x, const ReduceOptions& options) {
   check_binary(ufunc, "reduce");
+  if (options.where) return reduce_where(ufunc, x, options);  // a pre-pass, then this without where=
   ufunc.engine.calls++;
   const int ndim = x.ndim();
   std::vector<bool> reduced(static_cast<std::size_t>(ndim), !options.axes.has_value());
