@@ -91,9 +91,9 @@ void matrix_case(const ReduceBenchInputs& in, Record& r, int axis) {
 
 // The scan's bound (README, "Reductions"; kernels/scan.hpp), in float32 roundings of the
 // running sum. tiles: within a tile 4 in a thread, 5 Kogge-Stone steps, up to 8 warps, 4 rows
-// and 2 combinations (~23); the prefixes add the aggregate's own ~21, a level-1 scan of the
-// aggregates (~23) and up to 64 in order at the last level. lines: a chunk of 256 in order and
-// up to 64 chunk prefixes in order.
+// and 2 combinations (~23); the prefix adds the aggregates' own ~21, the tree's levels (16 for
+// the 65536 tiles of 2^28) and the digits of the tile's number folded in order (up to 16):
+// ~76, bounded by 160. lines: a chunk of 256 in order and up to 64 chunk prefixes in order.
 constexpr double kScanTilesBound = 160 * 0x1p-24;
 constexpr double kScanLinesBound = (256 + 64 + 2) * 0x1p-24;
 
@@ -109,21 +109,16 @@ void accumulate_case(const ReduceBenchInputs& in, Record& r) {
   o.stream = jitvec::Stream(in.stream);
   o.target = jitvec::Target::cuda;
   const auto call = [&] { sum.accumulate(dx, 0, o); };
-  // The record's ideal is what any scan must move (read once, written once: 8 bytes an
-  // element), as the peers' records count it; the reduce-then-scan reads the input twice, so
-  // its own traffic is 12 bytes an element, and at the copy's speed that reads 8/12 = 0.67 of
-  // the copy in the record's ratio. ratio_traffic in extra: against a copy of those 12 bytes.
-  const double ideal = 8.0 * static_cast<double>(n), traffic = 12.0 * static_cast<double>(n);
+  // The record's ideal is what any scan must move and what this one moves: read once,
+  // written once, 8 bytes an element (plus the status: 16 bytes a tile of 16 KB).
+  const double ideal = 8.0 * static_cast<double>(n);
   time_case(in, r, ideal,
-            fmt::format("add.accumulate of {} float32 along its contiguous axis into out=; "
-                        "reduce-then-scan over tiles of 4096 (aggregates, their scan, each tile "
-                        "rescanned with its prefix); ideal: read once, written once (8 bytes an "
-                        "element); ratio_traffic in extra: against a copy of the 12 bytes an "
-                        "element the three passes move",
+            fmt::format("add.accumulate of {} float32 along its contiguous axis into out=; one "
+                        "pass over tiles of 4096 with a look-back to the aligned ranges of earlier "
+                        "tiles (a fixed tree: the same bits every run); ideal: read once, written "
+                        "once (8 bytes an element)",
                         n),
             call);
-  r.extra.emplace_back("traffic_bytes", traffic);
-  r.extra.emplace_back("ratio_traffic", (traffic / (r.time_ms * 1e-3) / 1e9) / in.ceilings->measure_capped(traffic).gbps);
   poison(out, in.stream);
   call();
   std::vector<double> prefix(static_cast<std::size_t>(n));

@@ -8,10 +8,9 @@
 //     0 (outputs adjacent in memory: the cols kernel), into a preallocated out=. Ideal: the
 //     input read once plus the output written once. Targets >= 0.85.
 //   * accumulate_f32: add.accumulate of 2^28 float32 along its contiguous axis into out=.
-//     Ideal: read once, written once (8 bytes an element, as the peers count it). Target >=
-//     0.70. The reduce-then-scan reads the input twice (12 bytes an element), so at the copy's
-//     speed it reaches 8/12 = 0.67 on this measure; extra's ratio_traffic compares its 12 bytes
-//     with a copy of 12 bytes.
+//     Ideal: read once, written once (8 bytes an element, as the peers count it), which is
+//     what the one-pass tiles kernel moves (plus 16 bytes of status a 16 KB tile). Target >=
+//     0.70.
 //   * accumulate_axis0_f32: add.accumulate of a (2^14, 2^14) float32 matrix ((2^10, 2^10)
 //     with --quick) along axis 0 (the lines kind). Ideal: read once, written once.
 // The ufunc is `bench_sum` (identity 0, the user's source `a + b`). Outputs are poisoned

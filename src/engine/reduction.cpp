@@ -9,6 +9,7 @@
 #include "core/strided_copy.hpp"
 #include "cpu/host_fault.hpp"
 #include "cuda/context.hpp"
+#include "cuda/driver.hpp"
 #include "cuda/launch.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/method_module.hpp"
@@ -251,25 +252,19 @@ bool vectorizable(const void* in, DType t, const ReductionParams& p, const long 
   return true;
 }
 
-// One step of a scan: its GPU kernel and host entry, reading the input type S or (partial)
-// the accumulator T; per_thread: a GPU thread per work item (else a block per item).
+// One step of a scan: its GPU kernel (null: the GPU does not run it) and host entry;
+// per_thread: a GPU thread per work item (else a block per item).
 struct ScanStep {
   const char* gpu;
-  const char* gpu_partial;
   const char* host;
-  const char* host_partial;
   bool per_thread;
 };
-constexpr ScanStep kTileAggregates{kernels::kScanAggregatesKernel, kernels::kScanAggregatesPartialKernel,
-                                   kernels::kHostScanAggregates, kernels::kHostScanAggregatesPartial, false};
-constexpr ScanStep kTileScans{kernels::kScanTilesKernel, kernels::kScanTilesPartialKernel,
-                              kernels::kHostScanTiles, kernels::kHostScanTilesPartial, false};
-constexpr ScanStep kLineAggregates{kernels::kScanLineAggregatesKernel, kernels::kScanLineAggregatesPartialKernel,
-                                   kernels::kHostScanLineAggregates, kernels::kHostScanLineAggregatesPartial, true};
-constexpr ScanStep kLineChain{kernels::kScanLineChainKernel, kernels::kScanLineChainKernel,
-                              kernels::kHostScanLineChain, kernels::kHostScanLineChain, true};
-constexpr ScanStep kLineApply{kernels::kScanLineApplyKernel, kernels::kScanLineApplyPartialKernel,
-                              kernels::kHostScanLineApply, kernels::kHostScanLineApplyPartial, true};
+constexpr ScanStep kTileAggregates{nullptr, kernels::kHostScanAggregates, false};
+constexpr ScanStep kTileTree{nullptr, kernels::kHostScanTree, false};
+constexpr ScanStep kTileScans{kernels::kScanTilesKernel, kernels::kHostScanTiles, false};
+constexpr ScanStep kLineAggregates{kernels::kScanLineAggregatesKernel, kernels::kHostScanLineAggregates, true};
+constexpr ScanStep kLineChain{kernels::kScanLineChainKernel, kernels::kHostScanLineChain, true};
+constexpr ScanStep kLineApply{kernels::kScanLineApplyKernel, kernels::kHostScanLineApply, true};
 
 // Where a scan runs: the GPU module and stream, or the host module and the target's threads.
 struct ScanRunner {
@@ -282,14 +277,12 @@ struct ScanRunner {
   int device = 0;
   Stream stream;
 
-  void run(const ScanStep& step, bool partial, ReductionParams& p, std::int64_t items,
-           std::int64_t elements_per_item) const {
+  void run(const ScanStep& step, ReductionParams& p, std::int64_t items, std::int64_t elements_per_item) const {
     if (gpu) {
       const std::int64_t blocks = step.per_thread ? ceil_div(items, kernels::kCudaBlock) : items;
-      launch(*gpu, partial ? step.gpu_partial : step.gpu, blocks, p, stream.handle());
+      launch(*gpu, step.gpu, blocks, p, stream.handle());
     } else {
-      run_items(engine, target, ufunc_name, host_entry(*host, partial ? step.host_partial : step.host), p,
-                items, elements_per_item);
+      run_items(engine, target, ufunc_name, host_entry(*host, step.host), p, items, elements_per_item);
     }
   }
   Array buffer(std::int64_t values) const {
@@ -297,8 +290,8 @@ struct ScanRunner {
   }
 };
 
-// ReductionParams::vectorized of a GPU tiles step: 16-byte loads of `in_type` when the axis is
-// unit-stride and every line starts on 16 bytes; the same for stores of `out_type`.
+// ReductionParams::vectorized of the GPU tiles kernel: 16-byte loads of `in_type` when the axis
+// is unit-stride and every line starts on 16 bytes; the same for stores of `out_type`.
 long long scan_vector_bits(const ReductionParams& p, DType in_type, DType out_type) {
   auto lines_aligned = [&](const void* base, const long long* strides, DType t) {
     if (!aligned16(base)) return false;
@@ -313,52 +306,51 @@ long long scan_vector_bits(const ReductionParams& p, DType in_type, DType out_ty
   return bits;
 }
 
-// Runs the steps of the scan `p` (in, out and the lines set; `partial`: the input and the output
-// are the accumulator type, as for the aggregates of a step below) in order (kernels/scan.hpp),
-// on the GPU's stream or on the host. GPU buffers are stream-ordered allocations, freed after
-// the launches that use them.
-void run_scan(const ScanRunner& runner, ReductionParams p, ScanKind kind, bool partial) {
-  const DType in_type = partial ? runner.acc : runner.input;
-  const DType out_type = partial ? runner.acc : runner.output;
+// Runs the scan `p` (in, out and the lines set) in the order of kernels/scan.hpp, on the GPU's
+// stream or on the host. The GPU's tiles are one launch, after the status (the tile counter and
+// the ranges' flags) is zeroed on the same stream; everything else (the lines kind, and the
+// tiles on the host) is aggregates, their prefixes per line (the tiles' tree, the lines'
+// chain), then each chunk again with its prefix. GPU buffers are stream-ordered allocations,
+// freed after the launches that use them.
+void run_scan(const ScanRunner& runner, ReductionParams p, ScanKind kind) {
   const bool tiles = kind == ScanKind::tiles;
-  p.chunk = tiles ? kernels::scan_tile(in_type) : kernels::kScanLineChunk;
+  p.chunk = tiles ? kernels::scan_tile(runner.input) : kernels::kScanLineChunk;
   p.chunks = ceil_div(p.length, p.chunk);
   p.work = nullptr;
   const std::int64_t chunks = p.outputs * p.chunks;
+  if (tiles && runner.gpu) {
+    std::optional<Array> status;
+    if (p.chunks > 1) {
+      if (p.chunks > kernels::kScanMaxTiles) {
+        throw ArgumentError(fmt::format("ufunc '{}': accumulate() over an axis of {} elements needs {} tiles a line; "
+                                        "the GPU scan takes at most {}",
+                                        runner.ufunc_name, p.length, p.chunks, kernels::kScanMaxTiles));
+      }
+      const std::size_t acc_size = dtype_size(runner.acc);
+      status = Array::empty(DType::uint8, Shape{kernels::scan_status_bytes(p.outputs, p.chunks, acc_size)},
+                            Memory::device, runner.device, runner.stream);
+      cuda::check(cuda::driver().memsetD8Async(
+                      reinterpret_cast<CUdeviceptr>(status->data()), 0,
+                      static_cast<std::size_t>(kernels::scan_status_clear_bytes(p.outputs, p.chunks, acc_size)),
+                      runner.stream.handle()),
+                  "cuMemsetD8Async");
+      p.work = status->data();
+    }
+    p.vectorized = scan_vector_bits(p, runner.input, runner.output);
+    runner.run(kTileScans, p, chunks, p.chunk);
+    return;
+  }
   std::optional<Array> aggregates;
   if (p.chunks > 1) {
     aggregates = runner.buffer(chunks);
     ReductionParams a = p;
     a.out = aggregates->data();
-    if (tiles) {
-      a.vectorized = scan_vector_bits(a, in_type, out_type) & kernels::kScanVectorLoads;
-      runner.run(kTileAggregates, partial, a, chunks, p.chunk);
-      // The aggregates, [line][tile], scanned along the tiles by the same procedure, in place.
-      ReductionParams q;
-      q.in = aggregates->data();
-      q.out = aggregates->data();
-      q.outputs = p.outputs;
-      q.length = p.chunks;
-      q.out_ndim = 1;
-      q.out_sizes[0] = p.outputs;
-      q.out_in_strides[0] = p.chunks;
-      q.out_out_strides[0] = p.chunks;
-      q.red_ndim = 1;
-      q.red_sizes[0] = p.chunks;
-      q.red_strides[0] = 1;
-      q.axis_out_stride = 1;
-      q.final_pass = 1;
-      const ScanKind next = p.chunks >= kernels::kScanTilesMinLength ? ScanKind::tiles : ScanKind::lines;
-      run_scan(runner, q, next, true);
-    } else {
-      runner.run(kLineAggregates, partial, a, chunks, p.chunk);
-      a.work = aggregates->data();
-      runner.run(kLineChain, partial, a, p.outputs, p.chunks);
-    }
+    runner.run(tiles ? kTileAggregates : kLineAggregates, a, chunks, p.chunk);
+    a.work = aggregates->data();
+    runner.run(tiles ? kTileTree : kLineChain, a, p.outputs, p.chunks);
     p.work = aggregates->data();
   }
-  if (tiles) p.vectorized = scan_vector_bits(p, in_type, out_type);
-  runner.run(tiles ? kTileScans : kLineApply, partial, p, chunks, p.chunk);
+  runner.run(tiles ? kTileScans : kLineApply, p, chunks, p.chunk);
 }
 
 }  // namespace
@@ -644,22 +636,18 @@ Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,
   const codegen::LoopSpec spec = reduction_spec(loop, in.dtype(), at.result.dtype());
   const MethodDefinition method = method_definition(ufunc, spec);
   Engine::Impl& engine = ufunc.engine;
-  ScanRunner runner{engine, ufunc.name, target};
-  runner.input = in.dtype();
-  runner.output = at.result.dtype();
-  runner.acc = acc;
-  runner.device = at.device;
-  runner.stream = options.stream;
+  ScanRunner runner{engine, ufunc.name, target, nullptr, nullptr, in.dtype(), at.result.dtype(), acc, at.device,
+                    options.stream};
   if (target == Target::cuda) {
     cuda::ContextGuard guard(at.device);
     auto module = cuda_method(engine, ufunc.reduction_modules, spec, at.device, method);
     runner.gpu = module.get();
-    run_scan(runner, p, kind, false);
+    run_scan(runner, p, kind);
     return finish(at, x, options.out, options.stream);
   }
   auto module = host_method(engine, ufunc.reduction_modules, spec, method);
   runner.host = module.get();
-  run_scan(runner, p, kind, false);
+  run_scan(runner, p, kind);
   return at.result;
 }
 

@@ -1,27 +1,37 @@
 #include "kernels/scan.hpp"
 
+#include <bitset>
+
 #include "kernels/kernel_text.hpp"
 
 namespace jitvec::kernels {
 namespace {
 
-constexpr const char* kDevice = R"(// A value moved up the lanes of a warp (__shfl_up_sync), 32 bits at a time: any accumulator type.
-template <typename T> __device__ __forceinline__ T jitvec_shfl_up(const T& v, int delta) {
+constexpr const char* kDevice = R"(// A value moved between the lanes of a warp 32 bits at a time by `shuffle` (a __shfl_*_sync of
+// one word): any accumulator type.
+template <typename T, typename Shuffle> __device__ __forceinline__ T jitvec_shfl_words(const T& v, Shuffle shuffle) {
   T r = v;
   if constexpr (sizeof(T) % 4 == 0) {
     unsigned int* w = reinterpret_cast<unsigned int*>(&r);
 #pragma unroll
-    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) w[i] = __shfl_up_sync(0xffffffffu, w[i], delta);
+    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) w[i] = shuffle(w[i]);
   } else {  // 1 or 2 bytes
     unsigned char* b = reinterpret_cast<unsigned char*>(&r);
     unsigned int word = 0;
 #pragma unroll
     for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) word |= static_cast<unsigned int>(b[i]) << (8 * i);
-    word = __shfl_up_sync(0xffffffffu, word, delta);
+    word = shuffle(word);
 #pragma unroll
     for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) b[i] = static_cast<unsigned char>(word >> (8 * i));
   }
   return r;
+}
+// From `delta` lanes below (__shfl_up_sync), and from lane `src` (__shfl_sync).
+template <typename T> __device__ __forceinline__ T jitvec_shfl_up(const T& v, int delta) {
+  return jitvec_shfl_words(v, [delta](unsigned int w) { return __shfl_up_sync(0xffffffffu, w, delta); });
+}
+template <typename T> __device__ __forceinline__ T jitvec_shfl(const T& v, int src) {
+  return jitvec_shfl_words(v, [src](unsigned int w) { return __shfl_sync(0xffffffffu, w, src); });
 }
 
 // One row of a tile. Thread t holds x[0..m) (its VEC elements; m = 0 past the row's end), and
@@ -62,40 +72,168 @@ __device__ __forceinline__ void jitvec_scan_row(jitvec_acc_t (&x)[VEC], int m, i
   excl = lane == 0 ? wx : warp > 0 ? jitvec_apply(wx, before) : before;
 }
 
-// A tile: its aggregate (APPLY false, into out[tile]) or its scan with the prefix of the tiles
-// before it (APPLY true: work[tile - 1] when work is set and the tile is not a line's first).
-template <typename InT, typename OutT, bool APPLY>
-__device__ __forceinline__ void jitvec_scan_tile_body(const jitvec_reduction_params& p) {
+// The tiles' status (kernels/scan.hpp): after the counter, a slot for every aligned range of
+// every line. Accumulators of at most 4 bytes: one 64-bit word a slot, (value bits << 32) | 1,
+// stored and read whole. Wider: a 32-bit flag a slot, then the values; the value is stored,
+// fenced, then flagged, and read after the flag and a fence. Reads are volatile (from L2: an
+// SM's L1 may hold a stale line).
+struct jitvec_scan_status {
+  unsigned char* base;  // the slots: p.work + the counter's bytes
+  long long slots;      // every line's
+  long long per_line;   // one line's: 2 tiles - popcount(tiles)
+  long long tiles;      // a line's
+};
+
+// The slot of the aligned range of 2^level tiles whose last tile is `last`, in line `line`:
+// the levels below take sum_{l < level} floor(tiles / 2^l) = F(tiles) - F(tiles >> level) slots
+// (F(x) = 2x - popcount(x)).
+__device__ __forceinline__ long long jitvec_scan_slot(const jitvec_scan_status& s, long long line, int level, long long last) {
+  const long long high = s.tiles >> level;
+  const long long below = 2 * s.tiles - __popcll(s.tiles) - 2 * high + __popcll(high);
+  return line * s.per_line + below + ((last + 1) >> level) - 1;
+}
+
+template <typename T> __device__ __forceinline__ unsigned char* jitvec_scan_values(const jitvec_scan_status& s) {
+  return s.base + ((4 * s.slots + 15) / 16) * 16;
+}
+
+template <typename T> __device__ __forceinline__ void jitvec_scan_publish(const jitvec_scan_status& s, long long slot, const T& v) {
+  if constexpr (sizeof(T) <= 4) {
+    unsigned int bits = 0;
+    if constexpr (sizeof(T) == 4) {
+      bits = *reinterpret_cast<const unsigned int*>(&v);
+    } else {
+#pragma unroll
+      for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) bits |= static_cast<unsigned int>(reinterpret_cast<const unsigned char*>(&v)[i]) << (8 * i);
+    }
+    reinterpret_cast<volatile unsigned long long*>(s.base)[slot] = (static_cast<unsigned long long>(bits) << 32) | 1ull;
+  } else {
+    volatile unsigned int* value = reinterpret_cast<volatile unsigned int*>(jitvec_scan_values<T>(s) + slot * sizeof(T));
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) value[i] = reinterpret_cast<const unsigned int*>(&v)[i];
+    __threadfence();
+    reinterpret_cast<volatile unsigned int*>(s.base)[slot] = 1u;
+  }
+}
+
+__device__ __forceinline__ void jitvec_scan_pause() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  __nanosleep(32);
+#endif
+}
+
+// Waits until `slot` is published and returns its value.
+template <typename T> __device__ __forceinline__ T jitvec_scan_wait(const jitvec_scan_status& s, long long slot) {
+  T v;
+  if constexpr (sizeof(T) <= 4) {
+    const volatile unsigned long long* word = reinterpret_cast<const volatile unsigned long long*>(s.base) + slot;
+    unsigned long long w = *word;
+    while (!(w & 1ull)) {
+      jitvec_scan_pause();
+      w = *word;
+    }
+    const unsigned int bits = static_cast<unsigned int>(w >> 32);
+    if constexpr (sizeof(T) == 4) {
+      *reinterpret_cast<unsigned int*>(&v) = bits;
+    } else {
+#pragma unroll
+      for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) reinterpret_cast<unsigned char*>(&v)[i] = static_cast<unsigned char>(bits >> (8 * i));
+    }
+  } else {
+    const volatile unsigned int* flag = reinterpret_cast<const volatile unsigned int*>(s.base) + slot;
+    while (*flag == 0u) jitvec_scan_pause();
+    __threadfence();
+    const volatile unsigned int* value = reinterpret_cast<const volatile unsigned int*>(jitvec_scan_values<T>(s) + slot * sizeof(T));
+#pragma unroll
+    for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) reinterpret_cast<unsigned int*>(&v)[i] = value[i];
+  }
+  return v;
+}
+
+// Warp 0 of tile k of `line`, whose aggregate is `a`: publishes A(k) and every aligned range
+// ending at k, and returns P(k-1) (k > 0): the ranges of k's binary digits, largest first, one a
+// lane, folded in order. The line's last tile publishes nothing (no tile reads it).
+__device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_status& s, long long line, long long k, const jitvec_acc_t& a) {
+  const int lane = threadIdx.x & 31;
+  const bool publishes = k + 1 < s.tiles;
+  if (publishes && lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, 0, k), a);
+  const unsigned int digits = static_cast<unsigned int>(k);
+  const int terms = __popc(digits);
+  jitvec_acc_t v = a;
+  if (lane < terms) {
+    unsigned int rest = digits;  // the lane-th highest digit: drop the `lane` above it
+    for (int l = 0; l < lane; ++l) rest &= ~(1u << (31 - __clz(rest)));
+    const int level = 31 - __clz(rest);
+    const long long first = static_cast<long long>(digits & ~((2u << level) - 1u));
+    v = jitvec_scan_wait<jitvec_acc_t>(s, jitvec_scan_slot(s, line, level, first + (1ll << level) - 1));
+  }
+  __syncwarp();
+  jitvec_acc_t prefix = jitvec_shfl(v, 0);
+  for (int l = 1; l < terms; ++l) prefix = jitvec_apply(prefix, jitvec_shfl(v, l));
+  if (publishes) {
+    // The ranges ending at k: level i joins its left half, the digit term of 2^(i-1), with the
+    // range of level i-1 ending at k.
+    const int levels = __ffs(~digits) - 1;
+    jitvec_acc_t range = a;
+    for (int i = 1; i <= levels; ++i) {
+      range = jitvec_apply(jitvec_shfl(v, terms - i), range);
+      if (lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, i, k), range);
+    }
+  }
+  return prefix;
+}
+
+// The input elements of one row for thread t, in registers (16-byte loads when `vec`).
+template <typename InT, int VEC>
+__device__ __forceinline__ void jitvec_scan_load(jitvec_detail::Vec<InT, VEC>& raw, const InT* in, long long first, int m,
+                                                 long long s_in, bool vec) {
+  if (vec) {
+    raw = *reinterpret_cast<const jitvec_detail::Vec<InT, VEC>*>(in + first);
+  } else {
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      if (e < m) raw.v[e] = in[(first + e) * s_in];
+    }
+  }
+}
+
+// One tile (kernels/scan.hpp): loaded once, its rows scanned from no carry, A(k) published and
+// P(k-1) found (warp 0) when the line has several tiles (p.work: the status), then each element
+// written with the carry in front.
+template <typename InT, typename OutT>
+__device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_params& p) {
   constexpr int BLOCK = ${block}, ROWS = ${rows}, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
   constexpr int OUT_VEC = 16 / sizeof(OutT);
   constexpr bool OUT_FITS = (VEC * sizeof(OutT)) % 16 == 0;
   __shared__ alignas(16) unsigned char sums_bytes[2 * (BLOCK / 32) * sizeof(jitvec_acc_t)];
+  __shared__ alignas(16) unsigned char prefix_bytes[sizeof(jitvec_acc_t)];
+  __shared__ long long tile_id;
   jitvec_acc_t* sums = reinterpret_cast<jitvec_acc_t*>(sums_bytes);
   const int t = threadIdx.x;
-  const long long tiles = p.outputs * p.chunks;
-  const long long id = APPLY ? tiles - 1 - static_cast<long long>(blockIdx.x) : static_cast<long long>(blockIdx.x);
+  if (t == 0) {
+    tile_id = p.work ? static_cast<long long>(atomicAdd(static_cast<unsigned long long*>(p.work), 1ull))
+                     : static_cast<long long>(blockIdx.x);
+  }
+  __syncthreads();
+  const long long id = tile_id;
   const long long line = id / p.chunks, k = id - line * p.chunks;
   const long long start = k * TILE;
   const long long rest = p.length - start;
   const int len = static_cast<int>(rest < TILE ? rest : TILE);
   const InT* in = static_cast<const InT*>(p.in) + jitvec_offset(p.out_sizes, p.out_in_strides, p.out_ndim, line);
-  OutT* out = static_cast<OutT*>(p.out);
-  if (APPLY) out += jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line);
+  OutT* out = static_cast<OutT*>(p.out) + jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line);
   const long long s_in = p.red_strides[0], s_out = p.axis_out_stride;
-  bool has_carry = false;
-  jitvec_acc_t carry;
-  if (APPLY && k > 0 && p.work) {
-    carry = static_cast<const jitvec_acc_t*>(p.work)[id - 1];
-    has_carry = true;
-  }
   const bool vec_in = (p.vectorized & 1) && len == TILE;
   const bool vec_out = OUT_FITS && (p.vectorized & 2) && len == TILE;
   jitvec_detail::Vec<InT, VEC> raw[ROWS];
-  if (vec_in) {
-    const jitvec_detail::Vec<InT, VEC>* v = reinterpret_cast<const jitvec_detail::Vec<InT, VEC>*>(in + start);
 #pragma unroll
-    for (int u = 0; u < ROWS; ++u) raw[u] = v[u * BLOCK + t];
+  for (int u = 0; u < ROWS; ++u) {
+    int m = len - u * ROW - t * VEC;
+    m = m < 0 ? 0 : m > VEC ? VEC : m;
+    jitvec_scan_load<InT, VEC>(raw[u], in, start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC, m, s_in, vec_in);
   }
+  // The rows from no carry: each thread's exclusive prefix and the rows' sums.
+  jitvec_acc_t excl[ROWS], total[ROWS];
 #pragma unroll
   for (int u = 0; u < ROWS; ++u) {
     const int row_len = len - u * ROW;  // the same in every thread
@@ -103,23 +241,51 @@ __device__ __forceinline__ void jitvec_scan_tile_body(const jitvec_reduction_par
     const int active = row_len < ROW ? (row_len + VEC - 1) / VEC : BLOCK;
     int m = row_len - t * VEC;
     m = m < 0 ? 0 : m > VEC ? VEC : m;
-    const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
     jitvec_acc_t x[VEC];
-    if (vec_in) {
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) x[e] = static_cast<jitvec_acc_t>(raw[u].v[e]);
-    } else {
-#pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        if (e < m) x[e] = static_cast<jitvec_acc_t>(in[(first + e) * s_in]);
-      }
+    for (int e = 0; e < VEC; ++e) {
+      if (e < m) x[e] = static_cast<jitvec_acc_t>(raw[u].v[e]);
     }
-    jitvec_acc_t excl, total;
-    jitvec_scan_row<VEC>(x, m, active, sums + (u & 1) * (BLOCK / 32), excl, total);
-    if (APPLY && m > 0) {
+    jitvec_scan_row<VEC>(x, m, active, sums + (u & 1) * (BLOCK / 32), excl[u], total[u]);
+  }
+  bool has_carry = false;
+  jitvec_acc_t carry;
+  if (p.work) {
+    if (t < 32) {
+      jitvec_acc_t a = total[0];
+#pragma unroll
+      for (int u = 1; u < ROWS; ++u) {
+        if (len > u * ROW) a = jitvec_apply(a, total[u]);
+      }
+      const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + ${header}, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
+                                 2 * p.chunks - __popcll(p.chunks), p.chunks};
+      const jitvec_acc_t prefix = jitvec_scan_look_back(s, line, k, a);
+      if (t == 0) *reinterpret_cast<jitvec_acc_t*>(prefix_bytes) = prefix;
+    }
+    __syncthreads();
+    if (k > 0) {
+      carry = *reinterpret_cast<const jitvec_acc_t*>(prefix_bytes);
+      has_carry = true;
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < ROWS; ++u) {
+    const int row_len = len - u * ROW;
+    if (row_len <= 0) break;
+    int m = row_len - t * VEC;
+    m = m < 0 ? 0 : m > VEC ? VEC : m;
+    const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
+    if (m > 0) {
+      // The thread's inclusive folds again (the same applies as jitvec_scan_row's first loop).
+      jitvec_acc_t x[VEC];
+      x[0] = static_cast<jitvec_acc_t>(raw[u].v[0]);
+#pragma unroll
+      for (int e = 1; e < VEC; ++e) {
+        if (e < m) x[e] = jitvec_apply(x[e - 1], static_cast<jitvec_acc_t>(raw[u].v[e]));
+      }
       const bool has_excl = t > 0;
       if (has_carry || has_excl) {
-        const jitvec_acc_t c = has_carry && has_excl ? jitvec_apply(carry, excl) : has_carry ? carry : excl;
+        const jitvec_acc_t c = has_carry && has_excl ? jitvec_apply(carry, excl[u]) : has_carry ? carry : excl[u];
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
           if (e < m) x[e] = jitvec_apply(c, x[e]);
@@ -144,10 +310,9 @@ __device__ __forceinline__ void jitvec_scan_tile_body(const jitvec_reduction_par
         }
       }
     }
-    carry = has_carry ? jitvec_apply(carry, total) : total;
+    carry = has_carry ? jitvec_apply(carry, total[u]) : total[u];
     has_carry = true;
   }
-  if (!APPLY && t == 0) static_cast<jitvec_acc_t*>(p.out)[id] = carry;
 }
 
 // The lines kind: thread i folds chunk k = i / outputs of line i % outputs.
@@ -186,29 +351,14 @@ __device__ __forceinline__ void jitvec_scan_line_body(const jitvec_reduction_par
   if (!APPLY) static_cast<jitvec_acc_t*>(p.out)[item] = run;
 }
 
-extern "C" __global__ void __launch_bounds__(${block}) ${aggregates}(const jitvec_reduction_params p) {
-  jitvec_scan_tile_body<jitvec_in_t, jitvec_acc_t, false>(p);
-}
-extern "C" __global__ void __launch_bounds__(${block}) ${aggregates_t}(const jitvec_reduction_params p) {
-  jitvec_scan_tile_body<jitvec_acc_t, jitvec_acc_t, false>(p);
-}
 extern "C" __global__ void __launch_bounds__(${block}) ${tiles}(const jitvec_reduction_params p) {
-  jitvec_scan_tile_body<jitvec_in_t, jitvec_out_t, true>(p);
-}
-extern "C" __global__ void __launch_bounds__(${block}) ${tiles_t}(const jitvec_reduction_params p) {
-  jitvec_scan_tile_body<jitvec_acc_t, jitvec_acc_t, true>(p);
+  jitvec_scan_tiles_body<jitvec_in_t, jitvec_out_t>(p);
 }
 extern "C" __global__ void __launch_bounds__(${block}) ${line_aggregates}(const jitvec_reduction_params p) {
   jitvec_scan_line_body<jitvec_in_t, jitvec_acc_t, false>(p);
 }
-extern "C" __global__ void __launch_bounds__(${block}) ${line_aggregates_t}(const jitvec_reduction_params p) {
-  jitvec_scan_line_body<jitvec_acc_t, jitvec_acc_t, false>(p);
-}
 extern "C" __global__ void __launch_bounds__(${block}) ${line_apply}(const jitvec_reduction_params p) {
   jitvec_scan_line_body<jitvec_in_t, jitvec_out_t, true>(p);
-}
-extern "C" __global__ void __launch_bounds__(${block}) ${line_apply_t}(const jitvec_reduction_params p) {
-  jitvec_scan_line_body<jitvec_acc_t, jitvec_acc_t, true>(p);
 }
 // The chunks' aggregates of each line ([chunk][line] in work) chained in order, in place.
 extern "C" __global__ void __launch_bounds__(${block}) ${line_chain}(const jitvec_reduction_params p) {
@@ -326,20 +476,37 @@ static jitvec_acc_t jitvec_host_scan_chunk(const jitvec_reduction_params& p, lon
 JITVEC_EXPORT void ${aggregates}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long id = begin; id < end; ++id) static_cast<jitvec_acc_t*>(p->out)[id] = jitvec_host_scan_tile<jitvec_in_t, jitvec_acc_t, false>(*p, id);
 }
-JITVEC_EXPORT void ${aggregates_t}(const jitvec_reduction_params* p, long long begin, long long end) {
-  for (long long id = begin; id < end; ++id) static_cast<jitvec_acc_t*>(p->out)[id] = jitvec_host_scan_tile<jitvec_acc_t, jitvec_acc_t, false>(*p, id);
-}
 JITVEC_EXPORT void ${tiles}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long id = begin; id < end; ++id) jitvec_host_scan_tile<jitvec_in_t, jitvec_out_t, true>(*p, id);
-}
-JITVEC_EXPORT void ${tiles_t}(const jitvec_reduction_params* p, long long begin, long long end) {
-  for (long long id = begin; id < end; ++id) jitvec_host_scan_tile<jitvec_acc_t, jitvec_acc_t, true>(*p, id);
 }
 JITVEC_EXPORT void ${line_aggregates}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long c = begin; c < end; ++c) static_cast<jitvec_acc_t*>(p->out)[c] = jitvec_host_scan_chunk<jitvec_in_t, jitvec_acc_t>(*p, c, false);
 }
-JITVEC_EXPORT void ${line_aggregates_t}(const jitvec_reduction_params* p, long long begin, long long end) {
-  for (long long c = begin; c < end; ++c) static_cast<jitvec_acc_t*>(p->out)[c] = jitvec_host_scan_chunk<jitvec_acc_t, jitvec_acc_t>(*p, c, false);
+// The tiles' aggregates of each line ([line][tile] in work) turned in place into the prefixes
+// P(k) of tiles 0..k in the aligned-tree order: a stack holds the aligned ranges of k + 1's
+// digits, largest first (a new tile is a range of one; two of the same size join, left first),
+// folded in order.
+JITVEC_EXPORT void ${tree}(const jitvec_reduction_params* p, long long begin, long long end) {
+  jitvec_acc_t* aggs = static_cast<jitvec_acc_t*>(p->work);
+  for (long long line = begin; line < end; ++line) {
+    jitvec_acc_t* a = aggs + line * p->chunks;
+    jitvec_acc_t range[64];
+    int level[64];
+    int top = 0;
+    for (long long k = 0; k < p->chunks; ++k) {
+      range[top] = a[k];
+      level[top] = 0;
+      ++top;
+      while (top >= 2 && level[top - 2] == level[top - 1]) {
+        range[top - 2] = jitvec_apply(range[top - 2], range[top - 1]);
+        ++level[top - 2];
+        --top;
+      }
+      jitvec_acc_t run = range[0];
+      for (int i = 1; i < top; ++i) run = jitvec_apply(run, range[i]);
+      a[k] = run;
+    }
+  }
 }
 // The chunks' aggregates of each line ([line][chunk] in work) chained in order, in place.
 JITVEC_EXPORT void ${line_chain}(const jitvec_reduction_params* p, long long begin, long long end) {
@@ -352,40 +519,45 @@ JITVEC_EXPORT void ${line_chain}(const jitvec_reduction_params* p, long long beg
 JITVEC_EXPORT void ${line_apply}(const jitvec_reduction_params* p, long long begin, long long end) {
   for (long long c = begin; c < end; ++c) jitvec_host_scan_chunk<jitvec_in_t, jitvec_out_t>(*p, c, true);
 }
-JITVEC_EXPORT void ${line_apply_t}(const jitvec_reduction_params* p, long long begin, long long end) {
-  for (long long c = begin; c < end; ++c) jitvec_host_scan_chunk<jitvec_acc_t, jitvec_acc_t>(*p, c, true);
-}
 )";
 
 }  // namespace
+
+std::int64_t scan_tree_slots(std::int64_t tiles) {
+  return 2 * tiles - static_cast<std::int64_t>(std::bitset<64>(static_cast<unsigned long long>(tiles)).count());
+}
+
+std::int64_t scan_status_clear_bytes(std::int64_t lines, std::int64_t tiles, std::size_t acc_size) {
+  const std::int64_t slots = lines * scan_tree_slots(tiles);
+  return kScanStatusHeader + (acc_size <= 4 ? 8 * slots : (4 * slots + 15) / 16 * 16);
+}
+
+std::int64_t scan_status_bytes(std::int64_t lines, std::int64_t tiles, std::size_t acc_size) {
+  const std::int64_t slots = lines * scan_tree_slots(tiles);
+  const std::int64_t clear = scan_status_clear_bytes(lines, tiles, acc_size);
+  return acc_size <= 4 ? clear : clear + slots * static_cast<std::int64_t>(acc_size);
+}
 
 std::string scan_kernels(const codegen::LoopSpec&) {
   return fill(kDevice, {{"block", std::to_string(kCudaBlock)},
                         {"rows", std::to_string(kScanRows)},
                         {"warps", std::to_string(kCudaBlock / 32)},
-                        {"aggregates", kScanAggregatesKernel},
-                        {"aggregates_t", kScanAggregatesPartialKernel},
+                        {"header", std::to_string(kScanStatusHeader)},
                         {"tiles", kScanTilesKernel},
-                        {"tiles_t", kScanTilesPartialKernel},
                         {"line_aggregates", kScanLineAggregatesKernel},
-                        {"line_aggregates_t", kScanLineAggregatesPartialKernel},
                         {"line_chain", kScanLineChainKernel},
-                        {"line_apply", kScanLineApplyKernel},
-                        {"line_apply_t", kScanLineApplyPartialKernel}});
+                        {"line_apply", kScanLineApplyKernel}});
 }
 
 std::string scan_host_entries(const codegen::LoopSpec&) {
   return fill(kHost, {{"block", std::to_string(kCudaBlock)},
                       {"rows", std::to_string(kScanRows)},
                       {"aggregates", kHostScanAggregates},
-                      {"aggregates_t", kHostScanAggregatesPartial},
+                      {"tree", kHostScanTree},
                       {"tiles", kHostScanTiles},
-                      {"tiles_t", kHostScanTilesPartial},
                       {"line_aggregates", kHostScanLineAggregates},
-                      {"line_aggregates_t", kHostScanLineAggregatesPartial},
                       {"line_chain", kHostScanLineChain},
-                      {"line_apply", kHostScanLineApply},
-                      {"line_apply_t", kHostScanLineApplyPartial}});
+                      {"line_apply", kHostScanLineApply}});
 }
 
 }  // namespace jitvec::kernels

@@ -4,38 +4,50 @@
 // red_strides[0], output stride axis_out_stride), cut into chunks of `chunk` elements.
 //
 // Every fold order below is fixed by the shape, the strides' kind and the types alone, never
-// by timing: no atomics, no block waits for another, so a result is the same from run to run.
+// by timing: no atomics on values, and a GPU block that waits for another's result reads a
+// value whose bits are fixed before it is published, so a result is the same from run to run.
 //
-//   tiles  (GPU; the axis is the fast one) reduce-then-scan over fixed tiles, three steps:
-//          1. jitvec_scan_aggregates: one block per tile folds it into its aggregate A(k);
-//          2. the aggregates of each line, (lines, tiles) in T, are scanned by this same
-//             procedure (recursively: tiles again while a line has at least kScanTilesMinLength
-//             of them, else the lines kind), giving the prefixes P(k) in place;
-//          3. jitvec_scan_tiles: one block per tile re-reads it and scans it with P(k-1) in
-//             front (tiles taken last first: the aggregates pass left the last ones in L2).
-//          A line of a single tile skips 1 and 2. A tile is kScanRows rows of kCudaBlock x VEC
-//          elements (VEC = 16 bytes of the step's input type: 4096 float32, 2048 float64,
-//          1024 complex128); thread t holds the VEC consecutive elements t*VEC... of each row
-//          (one 16-byte load, coalesced across the warp; a 16-byte store on the way out). The
-//          order of a row: each thread folds its VEC elements in order (x0, f(x0, x1), ...);
-//          the threads' sums are scanned in each warp by Kogge-Stone steps (lane i takes
-//          f(s[i-d], s[i]) for d = 1, 2, 4, 8, 16); the warps' sums W are folded in order;
-//          a thread's exclusive prefix is f(W0..W(w-1) folded, its lane's predecessor's scan
+//   tiles  (the axis is the fast one) fixed tiles of kScanRows rows of kCudaBlock x VEC
+//          elements (VEC = 16 bytes of the input type: 4096 float32, 2048 float64, 1024
+//          complex128). Inside a tile: thread t holds the VEC consecutive elements t*VEC... of
+//          each row (one 16-byte load, coalesced across the warp; a 16-byte store on the way
+//          out). The order of a row: each thread folds its VEC elements in order (x0, f(x0, x1),
+//          ...); the threads' sums are scanned in each warp by Kogge-Stone steps (lane i takes
+//          f(s[i-d], s[i]) for d = 1, 2, 4, 8, 16); the warps' sums W are folded in order; a
+//          thread's exclusive prefix is f(W0..W(w-1) folded, its lane's predecessor's scan
 //          value). The rows are chained in order: carry(-1) = P(k-1) (none for k = 0),
 //          carry(u) = f(carry(u-1), row u's sum); element x of row u: f(f(carry(u-1), thread
-//          prefix), thread's inclusive fold at x) (missing terms left out). A(k) is the same
-//          chain from no carry: f(...f(R0, R1)..., R(rows-1)).
+//          prefix), thread's inclusive fold at x) (missing terms left out). A(k), the tile's
+//          aggregate, is the same chain from no carry: f(...f(R0, R1)..., R(rows-1)).
+//          Across the tiles of a line, an aligned binary tree: S(range) of the 2^i tiles
+//          [j*2^i, (j+1)*2^i) is A(j) for i = 0, else f(S(left half), S(right half)); the
+//          prefix P(k-1) of tile k (the tiles 0..k-1) folds, in order, the aligned ranges of k's
+//          binary digits, largest first: k = 2^a + 2^b + ... (a > b > ...) gives
+//          f(f(S[0, 2^a), S[2^a, 2^a + 2^b)), ...). A float32 element carries about 24 roundings
+//          from its tile, 21 from the aggregates' own folds and 2 log2(tiles) across the tiles
+//          (76 at 2^28 elements; a sequential scan: up to 2^28).
+//          GPU (jitvec_scan_tiles, one launch): a block takes the next tile from a counter, loads
+//          it once into registers, scans its rows, publishes A(k) and then every S that ends at
+//          tile k (levels 1.. trailing ones of k), each as soon as its left half (an earlier
+//          tile's) is there; warp 0 waits for the <= 31 published ranges of k's digits (one
+//          lane a range, in one round trip), folds them by shuffles in order, and the block
+//          writes its elements with P(k-1) in front. Input read once, output written once:
+//          8 bytes an element for float32. A tile waits only for tiles with smaller numbers,
+//          which the counter gave to blocks already running, so the waits always end.
+//          Host entries (cpu, parallel) run the same order in three steps: the tiles'
+//          aggregates, the tree per line (prefixes P(k) in place), each tile with its carry.
 //   lines  (the axis is not the fast one, or shorter than kScanTilesMinLength; GPU and host
 //          alike) chunks of kScanLineChunk elements along the axis, each folded in order
 //          (aggregates), the aggregates chained in order per line (P(k) = f(P(k-1), A(k))),
 //          then each chunk folded again in order with P(k-1) in front of every element:
 //          f(P(k-1), x0), f(P(k-1), f(x0, x1)), ... On the GPU one thread folds one (chunk,
 //          line), lines fastest so that neighbouring threads read neighbouring lines.
-// Host entries (cpu and parallel) run both kinds in exactly these orders, one work item (a
-// GPU block's tile, or a GPU thread's chunk) after another, so cuda, cpu and parallel agree bit
-// for bit whenever the function rounds the same on both (+ on floats does).
+// Host entries run both kinds in exactly these orders, one work item (a GPU block's tile, or a
+// GPU thread's chunk) after another, so cuda, cpu and parallel agree bit for bit whenever the
+// function rounds the same on both (+ on floats does).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -61,35 +73,41 @@ enum class ScanKind : std::uint8_t { tiles, lines };
 inline constexpr long long kScanVectorLoads = 1;
 inline constexpr long long kScanVectorStores = 2;
 
-// GPU kernels; "_t" reads the accumulator type T (the aggregates of a step below) instead of
-// the input S, and a scan "_t" writes T. Grids: tiles kernels one block per tile (outputs x
-// chunks); line kernels one thread per (chunk, line), the chain one thread per line.
-// Buffers: jitvec_scan_aggregates writes A to `out` ([line][tile]); jitvec_scan_tiles reads the
-// prefixes from `work` ([line][tile]; null: a single tile per line). The line kernels keep
-// theirs [chunk][line]: the aggregates kernel writes `out`, the chain scans `work` in place, the
-// apply kernel reads prefixes from `work` (null: one chunk).
-inline constexpr const char* kScanAggregatesKernel = "jitvec_scan_aggregates";
-inline constexpr const char* kScanAggregatesPartialKernel = "jitvec_scan_aggregates_t";
+/// The GPU tiles kernel's status (ReductionParams::work when a line has more than one tile):
+/// kScanStatusHeader bytes (the tile counter), then a slot for every aligned range of every
+/// line: scan_tree_slots(tiles) a line, level 0 (one a tile) first, then level 1 (one a pair
+/// of tiles), ... An accumulator of at most 4 bytes is packed with its ready flag in one
+/// 64-bit word a slot ((value bits << 32) | 1); a wider one has a 32-bit flag a slot (all
+/// lines), padded to 16 bytes, then the values. Only the counter and the flags (packed: the
+/// words) must be zero before the launch.
+inline constexpr std::int64_t kScanStatusHeader = 16;
+/// Slots of one line of `tiles` tiles: the aligned ranges of every level, 2 tiles - popcount.
+std::int64_t scan_tree_slots(std::int64_t tiles);
+/// Bytes of the status of `lines` lines of `tiles` tiles for an accumulator of `acc_size` bytes.
+std::int64_t scan_status_bytes(std::int64_t lines, std::int64_t tiles, std::size_t acc_size);
+/// Its first bytes that must be zero before the launch.
+std::int64_t scan_status_clear_bytes(std::int64_t lines, std::int64_t tiles, std::size_t acc_size);
+/// A line may have at most this many tiles on the GPU (a tile's digits fit 32 lanes).
+inline constexpr std::int64_t kScanMaxTiles = std::int64_t{1} << 31;
+
+// GPU kernels. The tiles kernel: one block a tile (outputs x chunks blocks), p.work the status
+// (null: one tile a line). The line kernels: one thread per (chunk, line), the chain one
+// thread per line; their buffers are [chunk][line]: the aggregates kernel writes `out`, the
+// chain scans `work` in place, the apply kernel reads prefixes from `work` (null: one chunk).
 inline constexpr const char* kScanTilesKernel = "jitvec_scan_tiles";
-inline constexpr const char* kScanTilesPartialKernel = "jitvec_scan_tiles_t";
 inline constexpr const char* kScanLineAggregatesKernel = "jitvec_scan_line_aggregates";
-inline constexpr const char* kScanLineAggregatesPartialKernel = "jitvec_scan_line_aggregates_t";
 inline constexpr const char* kScanLineChainKernel = "jitvec_scan_line_chain";
 inline constexpr const char* kScanLineApplyKernel = "jitvec_scan_line_apply";
-inline constexpr const char* kScanLineApplyPartialKernel = "jitvec_scan_line_apply_t";
 
 // Host entries (void(const ReductionParams*, long long begin, long long end) over work items:
-// tiles for the tiles entries, (line, chunk) pairs for the line entries, lines for the chain),
-// the GPU kernels' orders exactly; the host keeps the line aggregates [line][chunk].
+// tiles for the tiles entries, (line, chunk) pairs for the line entries, lines for the tree and
+// the chain), the GPU kernels' orders exactly; the host keeps the aggregates [line][chunk].
 inline constexpr const char* kHostScanAggregates = "jitvec_cpu_scan_aggregates";
-inline constexpr const char* kHostScanAggregatesPartial = "jitvec_cpu_scan_aggregates_t";
+inline constexpr const char* kHostScanTree = "jitvec_cpu_scan_tree";
 inline constexpr const char* kHostScanTiles = "jitvec_cpu_scan_tiles";
-inline constexpr const char* kHostScanTilesPartial = "jitvec_cpu_scan_tiles_t";
 inline constexpr const char* kHostScanLineAggregates = "jitvec_cpu_scan_line_aggregates";
-inline constexpr const char* kHostScanLineAggregatesPartial = "jitvec_cpu_scan_line_aggregates_t";
 inline constexpr const char* kHostScanLineChain = "jitvec_cpu_scan_line_chain";
 inline constexpr const char* kHostScanLineApply = "jitvec_cpu_scan_line_apply";
-inline constexpr const char* kHostScanLineApplyPartial = "jitvec_cpu_scan_line_apply_t";
 
 std::string scan_kernels(const codegen::LoopSpec& spec);
 std::string scan_host_entries(const codegen::LoopSpec& spec);

@@ -1,6 +1,6 @@
 // Ufunc::accumulate on the cuda target at the boundaries of the scan's tiles (kernels/scan.hpp):
-// the length table of tests/unit/accumulate_cases.hpp (with lines of more than
-// kScanTilesMinLength tiles, whose aggregates are scanned by tiles again) for every dtype
+// the length table of tests/unit/accumulate_cases.hpp (with lines of 64 tiles, -1/0/+1 element:
+// tree ranges up to 64 tiles, tiles waiting on six ranges) for every dtype
 // including complex128 (whose tiles once needed more than 48 KiB of static shared memory), with
 // device and host arrays; 2-d arrays along either axis; the documented tiles order bit for bit
 // (tiles_order_reference); both kinds bit for bit against the cpu target (whose host entries
@@ -26,9 +26,11 @@ TEST_CASE("GPU accumulate: float32 sums in the documented tiles order, bit for b
   if (!gpu_usable()) JITVEC_SKIP(gpu_skip_reason());
   Ufunc add = accumulate_engine().ufunc("h5_add");
   const std::int64_t tile = kernels::scan_tile(DType::float32);
-  // One partial tile; several; more than kScanTilesMinLength tiles (aggregates scanned by
-  // tiles); more than a level-1 tile of aggregates (a third level, in order).
-  for (std::int64_t n : {std::int64_t{1000}, 3 * tile + 17, 64 * tile + 5, tile * tile + 70 * tile + 3}) {
+  // One partial tile; several; tile counts around powers of two (the tree's ranges: a tile
+  // whose number has one digit, or every digit set); 4166 tiles (ranges of 4096 tiles).
+  for (std::int64_t n : {std::int64_t{1000}, 2 * tile, 3 * tile + 17, 31 * tile + 1, 32 * tile, 33 * tile - 1,
+                         64 * tile + 5, 127 * tile + 9, 128 * tile, 129 * tile + 4095, 256 * tile - 3, 257 * tile,
+                         1000 * tile + 7, tile * tile + 70 * tile + 3}) {
     CAPTURE(n);
     std::vector<float> x(static_cast<std::size_t>(n));
     std::uniform_real_distribution<float> pick(0.0f, 1.0f);

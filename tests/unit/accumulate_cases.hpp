@@ -158,8 +158,8 @@ inline std::vector<AccumulateConfig> accumulate_configs() {
 }
 
 /// Axis lengths around the boundaries of config `c`: the lines kind's chunk (kScanLineChunk),
-/// the rows and tiles for the input's type, and (with `big`) a line of more than
-/// kScanTilesMinLength tiles, whose aggregates are scanned by tiles again.
+/// the rows and tiles for the input's type, and (with `big`) lines of 64 tiles, -1/0/+1
+/// element (tree ranges up to 64 tiles; the last tiles wait on six ranges).
 inline std::vector<std::int64_t> accumulate_lengths(const AccumulateConfig& c, bool big) {
   const std::int64_t tile = jitvec::kernels::scan_tile(c.input);
   const std::int64_t row = tile / jitvec::kernels::kScanRows;
@@ -301,8 +301,8 @@ inline void run_accumulate_lines(jitvec::Target target, bool device) {
 
 /// The GPU's tiles order of kernels/scan.hpp for + on float32, written out step by step: each
 /// tile's rows (threads of 4 in order, Kogge-Stone in each warp of 32, the warps in order,
-/// rows chained), the tiles' aggregates scanned by the same procedure (or in order when a line
-/// has fewer than kScanTilesMinLength tiles), each element f(f(carry, thread prefix), own).
+/// rows chained), the tiles' prefixes from the aligned binary tree of their aggregates (the
+/// ranges of k's binary digits, largest first), each element f(f(carry, thread prefix), own).
 inline float tiles_order_tile(const std::vector<float>& x, std::int64_t k, const float* prefix, float* out) {
   constexpr int kBlock = 256, kVec = 4, kRow = kBlock * kVec, kRows = jitvec::kernels::kScanRows;
   const std::int64_t tile = static_cast<std::int64_t>(kRows) * kRow;
@@ -360,19 +360,35 @@ inline float tiles_order_tile(const std::vector<float>& x, std::int64_t k, const
   return carry;
 }
 
+/// The sum of the aligned range of `size` (a power of two) aggregates from `first`, as a
+/// binary tree: left half + right half.
+inline float tiles_tree_range(const std::vector<float>& aggregates, std::int64_t first, std::int64_t size) {
+  if (size == 1) return aggregates[static_cast<std::size_t>(first)];
+  return tiles_tree_range(aggregates, first, size / 2) + tiles_tree_range(aggregates, first + size / 2, size / 2);
+}
+
 inline std::vector<float> tiles_order_reference(const std::vector<float>& x) {
   const std::int64_t tile = jitvec::kernels::scan_tile(jitvec::DType::float32);
   const std::int64_t n = static_cast<std::int64_t>(x.size());
   const std::int64_t chunks = (n + tile - 1) / tile;
+  // prefixes[k - 1]: the tiles 0..k-1, the ranges of k's binary digits (largest first) in order.
   std::vector<float> prefixes;
   if (chunks > 1) {
     std::vector<float> aggregates(static_cast<std::size_t>(chunks));
     for (std::int64_t k = 0; k < chunks; ++k) aggregates[static_cast<std::size_t>(k)] = tiles_order_tile(x, k, nullptr, nullptr);
-    if (chunks >= jitvec::kernels::kScanTilesMinLength) {
-      prefixes = tiles_order_reference(aggregates);
-    } else {
-      prefixes = aggregates;
-      for (std::size_t k = 1; k < prefixes.size(); ++k) prefixes[k] = prefixes[k - 1] + prefixes[k];
+    for (std::int64_t k = 1; k < chunks; ++k) {
+      float run = 0.0f;
+      bool first_range = true;
+      std::int64_t at = 0;
+      for (int bit = 62; bit >= 0; --bit) {
+        const std::int64_t size = std::int64_t{1} << bit;
+        if ((k & size) == 0) continue;
+        const float range = tiles_tree_range(aggregates, at, size);
+        run = first_range ? range : run + range;
+        first_range = false;
+        at += size;
+      }
+      prefixes.push_back(run);
     }
   }
   std::vector<float> out(x.size());
