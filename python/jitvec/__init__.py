@@ -40,15 +40,16 @@ from ._jitvec import (  # noqa: F401
 )
 
 
-def vectorize(signatures, source, name, target=None):
+def vectorize(signatures, source, name, target=None, identity=None):
     """Defines the ufunc ``name`` from CUDA C++ ``source`` (a function called ``name``: plain,
     overloaded or a template), one loop per signature (``"float32(float32, float32)"`` or
     ``"f4(f4, f4)"``). ``target``: ``"cuda"``, ``"cpu"`` or ``"parallel"`` (default: cuda when
-    a GPU is usable, else cpu; ``JITVEC_TARGET`` overrides). Compiles at first use.
-    Defining the same name again with the same definition returns the same ufunc."""
+    a GPU is usable, else cpu; ``JITVEC_TARGET`` overrides). ``identity``: the value f(a, identity)
+    == a (0 for add), for ``reduce`` of an empty axis and ``reduce(..., where=...)``. Compiles at
+    first use. Defining the same name again with the same definition returns the same ufunc."""
     if isinstance(signatures, str):
         signatures = [signatures]
-    return _jitvec._vectorize(list(signatures), source, name, target)
+    return _jitvec._vectorize(list(signatures), source, name, target, identity)
 
 
 def _rebuild_ufunc(state):

@@ -378,6 +378,20 @@ std::uintptr_t stream_of(nb::handle stream) {
       "stream= takes an int (a CUstream handle), a CuPy stream (.ptr) or a PyTorch stream (.cuda_stream)");
 }
 
+// A call's stream: stream= (a valid handle), else the current stream of the library of the
+// first device array (`stream_library` set to it), else a jitvec.Array's own, else 0.
+std::uintptr_t call_stream(nb::handle stream_obj, const Slot* first_device, const TypeInfo*& stream_library) {
+  if (stream_obj.is_valid()) return stream_of(stream_obj);
+  if (first_device && first_device->info) {
+    stream_library = first_device->info;
+    return library_stream(first_device->info->lib, first_device->device_id);
+  }
+  if (first_device && first_device->kind == Kind::jitvec_array) {
+    return nb::cast<const PyArray&>(nb::handle(first_device->obj)).stream;
+  }
+  return 0;
+}
+
 Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
   Slot s;
   s.obj = obj;
@@ -698,16 +712,8 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
   }
   if (first_device) decider = first_device;
 
-  std::uintptr_t stream = 0;
   const TypeInfo* stream_library = nullptr;  // whose current stream the call runs on
-  if (stream_obj.is_valid()) {
-    stream = stream_of(stream_obj);
-  } else if (first_device && first_device->info) {
-    stream = library_stream(first_device->info->lib, first_device->device_id);
-    stream_library = first_device->info;
-  } else if (first_device && first_device->kind == Kind::jitvec_array) {
-    stream = nb::cast<const PyArray&>(nb::handle(first_device->obj)).stream;
-  }
+  const std::uintptr_t stream = call_stream(stream_obj, first_device, stream_library);
 
   Buffers buffers;
   ArgList call_args;
@@ -799,6 +805,65 @@ nb::object as_jitvec_array(nb::handle obj) {
   jitvec::Array a = import_array(s, stream, s.device ? s.info : nullptr, false, buffers, keep);
   if (s.kind == Kind::buffer) a = a.to_host();  // the view would outlive its buffer: copy
   return nb::cast(PyArray{std::move(a), stream});
+}
+
+nb::object reduce_ufunc(const PyUfunc& self, nb::handle x_obj, nb::handle axis, nb::handle dtype, nb::handle out_obj,
+                        bool keepdims, nb::handle initial, nb::handle where_obj, nb::handle stream_obj,
+                        nb::handle target_obj) {
+  jitvec::ReduceOptions options;
+  if (!axis.is_none()) {
+    options.axes = PySequence_Check(axis.ptr()) ? nb::cast<std::vector<int>>(axis)
+                                                : std::vector<int>{nb::cast<int>(axis)};
+  }
+  options.keepdims = keepdims;
+  if (!initial.is_none()) options.initial = nb::cast<double>(initial);
+  if (!dtype.is_none()) {
+    const std::string name = nb::isinstance<nb::str>(dtype)
+                                 ? nb::cast<std::string>(dtype)
+                                 : nb::cast<std::string>(nb::module_::import_("numpy").attr("dtype")(dtype).attr("name"));
+    options.dtype = jitvec::parse_dtype(name);
+    if (!options.dtype) throw jitvec::ArgumentError(fmt::format("reduce(): dtype={}: not a dtype jitvec has", name));
+  }
+  if (!target_obj.is_none()) {
+    const std::string name = nb::cast<std::string>(nb::str(target_obj));
+    options.target = jitvec::parse_target(name);
+    if (!options.target) throw jitvec::TargetError(fmt::format("unknown target '{}': jitvec has cuda, cpu and parallel", name));
+  }
+  // The arrays: x, where= (None or True: every element), out=; a scalar becomes a 0-d array.
+  std::vector<nb::object> keep;
+  auto slot_of = [&](nb::handle obj, int position) {
+    Slot s = classify(obj.ptr(), position, keep);
+    if (s.kind != Kind::scalar) return s;
+    keep.push_back(g->numpy_asarray(obj));
+    return classify(keep.back().ptr(), position, keep);
+  };
+  const bool masked = !where_obj.is_none() && !where_obj.is(Py_True);
+  std::array<Slot, 3> slots{slot_of(x_obj, 1)};
+  std::size_t count = 1;
+  if (masked) slots[count++] = slot_of(where_obj, 2);
+  if (!out_obj.is_none()) slots[count++] = slot_of(out_obj, 0);
+  const Slot* first_device = nullptr;
+  for (std::size_t i = 0; i < count && !first_device; ++i) {
+    if (slots[i].device) first_device = &slots[i];
+  }
+  const TypeInfo* stream_library = nullptr;
+  const std::uintptr_t stream = call_stream(stream_obj.is_none() ? nb::handle() : stream_obj, first_device, stream_library);
+  options.stream = reinterpret_cast<CUstream_st*>(stream);
+  Buffers buffers;
+  const jitvec::Array x = import_array(slots[0], stream, stream_library, false, buffers, keep);
+  if (masked) options.where = import_array(slots[1], stream, stream_library, false, buffers, keep);
+  if (!out_obj.is_none()) options.out = import_array(slots[count - 1], stream, stream_library, true, buffers, keep);
+  std::optional<jitvec::Array> result;
+  {
+    nb::gil_scoped_release release;
+    result = self.ufunc.reduce(x, options);
+  }
+  if (!out_obj.is_none()) return nb::borrow(out_obj);
+  const Slot* decider = first_device ? first_device : &slots[0];
+  const bool on_library_stream = stream_library && decider->info && decider->info->lib == stream_library->lib;
+  const bool scalar = result->ndim() == 0 && decider->kind == Kind::buffer && !result->is_device();
+  nb::object wrapped = wrap_result(std::move(*result), stream, decider, on_library_stream);
+  return scalar ? wrapped[nb::tuple()] : wrapped;  // NumPy gives a scalar for a 0-d result
 }
 
 nb::dict describe_import(nb::handle obj) {

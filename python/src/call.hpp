@@ -36,6 +36,17 @@ nanobind::object call_ufunc(const PyUfunc& ufunc, PyObject* args, PyObject* kwar
 /// its own argument tuple and keyword dict), errors set as the translator would.
 PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept;
 
+/// Ufunc.reduce: NumPy's `ufunc.reduce(x, axis=0, dtype=None, out=None, keepdims=False,
+/// initial=None, where=True)` (axis: an int, a tuple, or None for every axis; where: a bool
+/// array, None or True for every element), plus stream= and target= as a call takes them. The
+/// arrays are imported as a call's are (no copies), on the same stream rule; the result comes
+/// back as the kind of the first device array (else x's), a NumPy scalar for a 0-d NumPy
+/// result; out= returns the out object.
+nanobind::object reduce_ufunc(const PyUfunc& ufunc, nanobind::handle x, nanobind::handle axis,
+                              nanobind::handle dtype, nanobind::handle out, bool keepdims,
+                              nanobind::handle initial, nanobind::handle where, nanobind::handle stream,
+                              nanobind::handle target);
+
 /// Imports one object as an Array (for jitvec.from_dlpack / tests): as call_ufunc does.
 nanobind::object as_jitvec_array(nanobind::handle obj);
 

@@ -76,15 +76,24 @@ NB_MODULE(_jitvec, m) {
         for (std::size_t i = 0; i < u.ufunc.signatures().size(); ++i) u.ufunc.precompile(i, *t);
       }, nb::arg("target").none() = nb::none(),
          "Compiles (or loads from the disk cache) every signature's loop for `target` now.")
+      .def("reduce", &reduce_ufunc, nb::arg("x"), nb::arg("axis").none() = 0, nb::arg("dtype").none() = nb::none(),
+           nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false, nb::arg("initial").none() = nb::none(),
+           nb::arg("where").none() = nb::none(), nb::arg("stream").none() = nb::none(),
+           nb::arg("target").none() = nb::none(),
+           "NumPy's ufunc.reduce: folds x along axis (an int, a tuple, or None for all) with the "
+           "function, for ufuncs of two inputs and one output. where= (a bool array broadcast to "
+           "x's shape) folds only the selected elements and needs the ufunc's identity (vectorize's "
+           "identity=); the fold order is fixed (README, Reductions).")
       .def("_state", &ufunc_state)
       .def("__repr__", [](const PyUfunc& u) {
         return fmt::format("<jitvec.Ufunc '{}' {}>", u.definition.name, fmt::join(u.definition.signatures, ", "));
       });
 
   m.def("_vectorize", [](const std::vector<std::string>& signatures, const std::string& source,
-                         const std::string& name, std::optional<std::string> target) {
-    return define_ufunc(UfuncDef{name, signatures, source, parse_target_arg(target), "", 1});
-  }, nb::arg("signatures"), nb::arg("source"), nb::arg("name"), nb::arg("target").none() = nb::none());
+                         const std::string& name, std::optional<std::string> target, std::optional<double> identity) {
+    return define_ufunc(UfuncDef{name, signatures, source, parse_target_arg(target), "", 1, identity});
+  }, nb::arg("signatures"), nb::arg("source"), nb::arg("name"), nb::arg("target").none() = nb::none(),
+     nb::arg("identity").none() = nb::none());
   m.def("define_device_function", [](const std::string& name, const std::string& source) {
     define_helper(HelperDef{name, source, "", 1});
   }, nb::arg("name"), nb::arg("source"),

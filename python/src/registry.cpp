@@ -70,10 +70,12 @@ PyUfunc define_ufunc(const UfuncDef& def) {
         old.signatures != def.signatures ? "list of signatures"
         : old.source != def.source       ? "source"
         : old.target != def.target       ? fmt::format("target ({} before, {} now)", target_text(old.target), target_text(def.target))
+        : old.identity != def.identity   ? "identity"
                                          : "origin (file or line)"));
   }
-  jitvec::Ufunc u = jitvec::Engine::global().vectorize(
-      def.name, def.signatures, def.source, options_of(def.target, def.origin_file, def.origin_line));
+  jitvec::VectorizeOptions options = options_of(def.target, def.origin_file, def.origin_line);
+  options.identity = def.identity;
+  jitvec::Ufunc u = jitvec::Engine::global().vectorize(def.name, def.signatures, def.source, options);
   PyUfunc py{u, def};
   r.ufuncs.emplace(def.name, py);
   return py;
@@ -110,7 +112,7 @@ nb::dict load_definitions(const std::string& path) {
   nb::dict defined;
   for (const auto& u : set.ufuncs) {
     PyUfunc py = located(u.origin, "ufuncs." + u.name, [&] {
-      return define_ufunc(UfuncDef{u.name, u.signatures, u.source, std::nullopt, u.origin.file, u.origin.line});
+      return define_ufunc(UfuncDef{u.name, u.signatures, u.source, std::nullopt, u.origin.file, u.origin.line, u.identity});
     });
     defined[nb::str(u.name.c_str())] = nb::cast(py);
   }
@@ -128,13 +130,14 @@ nb::tuple ufunc_state(const PyUfunc& u) {
     }
   }
   nb::object target = d.target ? nb::object(nb::str(jitvec::target_name(*d.target).data())) : nb::none();
-  return nb::make_tuple(d.name, d.signatures, d.source, target, d.origin_file, d.origin_line, helpers);
+  nb::object identity = d.identity ? nb::object(nb::float_(*d.identity)) : nb::none();
+  return nb::make_tuple(d.name, d.signatures, d.source, target, d.origin_file, d.origin_line, helpers, identity);
 }
 
 PyUfunc ufunc_from_state(nb::handle state) {
   nb::tuple s = nb::cast<nb::tuple>(state);
-  if (nb::len(s) != 7) {
-    throw jitvec::DefinitionError(fmt::format("a pickled jitvec ufunc has 7 fields, not {}", nb::len(s)));
+  if (nb::len(s) != 7 && nb::len(s) != 8) {
+    throw jitvec::DefinitionError(fmt::format("a pickled jitvec ufunc has 8 fields (7 before identity), not {}", nb::len(s)));
   }
   for (nb::handle h : nb::cast<nb::list>(s[6])) {
     nb::tuple t = nb::cast<nb::tuple>(h);
@@ -148,6 +151,7 @@ PyUfunc ufunc_from_state(nb::handle state) {
   if (!s[3].is_none()) d.target = jitvec::parse_target(nb::cast<std::string>(s[3]));
   d.origin_file = nb::cast<std::string>(s[4]);
   d.origin_line = nb::cast<int>(s[5]);
+  if (nb::len(s) == 8 && !s[7].is_none()) d.identity = nb::cast<double>(s[7]);
   return define_ufunc(d);
 }
 

@@ -38,9 +38,11 @@ struct UfuncDef {
   std::optional<jitvec::Target> target;
   std::string origin_file;
   int origin_line = 1;
+  std::optional<double> identity;  // VectorizeOptions::identity (reduce, where=)
   bool operator==(const UfuncDef& o) const {
     return name == o.name && signatures == o.signatures && source == o.source &&
-           target == o.target && origin_file == o.origin_file && origin_line == o.origin_line;
+           target == o.target && origin_file == o.origin_file && origin_line == o.origin_line &&
+           identity == o.identity;
   }
 };
 
@@ -66,7 +68,8 @@ nanobind::dict load_definitions(const std::string& path);
 PyUfunc find_ufunc(const std::string& name);
 
 /// The pickled state: (name, signatures, source, target or None, origin_file, origin_line,
-/// [(helper name, source, origin_file, origin_line), ...] dependencies first).
+/// [(helper name, source, origin_file, origin_line), ...] dependencies first, identity or
+/// None); a state of 7 fields (before identity) is read as one without an identity.
 nanobind::tuple ufunc_state(const PyUfunc& u);
 PyUfunc ufunc_from_state(nanobind::handle state);
 
