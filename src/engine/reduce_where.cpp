@@ -21,20 +21,9 @@ namespace jitvec {
 
 detail::UfuncImpl& Engine::Impl::where_select_ufunc() {
   std::call_once(where_select_once_, [this] {
-    // One loop per dtype, ordered so that each dtype's first safe cast is to itself (the mask
-    // is bool, which casts to any; the identity is a scalar, which takes the loop's type).
-    std::vector<Signature> signatures;
-    for (const char* t : {"bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64",
-                          "float16", "bfloat16", "float32", "float64", "complex64", "complex128"}) {
-      signatures.push_back(Signature::parse(fmt::format("{}(bool, {}, {})", t, t, t)));
-    }
     where_select_ = std::make_unique<detail::UfuncImpl>(
-        *this, nullptr, "jitvec_where_select", std::move(signatures),
-        codegen::UfuncSource{"jitvec_where_select",
-                             "template <typename T> __device__ T jitvec_where_select(bool keep, T x, T identity) {\n"
-                             "  return keep ? x : identity;\n}",
-                             "", 1, ""},
-                             Target::cuda);
+        *this, nullptr, engine::kWhereSelectName, engine::where_select_signatures(),
+        codegen::UfuncSource{engine::kWhereSelectName, engine::kWhereSelectSource, "", 1, ""}, Target::cuda);
   });
   return *where_select_;
 }
@@ -42,6 +31,16 @@ detail::UfuncImpl& Engine::Impl::where_select_ufunc() {
 }  // namespace jitvec
 
 namespace jitvec::engine {
+
+std::vector<Signature> where_select_signatures() {
+  std::vector<Signature> signatures;
+  for (const char* t : {"bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64",
+                        "float16", "bfloat16", "float32", "float64", "complex64", "complex128"}) {
+    signatures.push_back(Signature::parse(fmt::format("{}(bool, {}, {})", t, t, t)));
+  }
+  return signatures;
+}
+
 namespace {
 
 // Whether `v` converts to `t` and back unchanged (NaN stays NaN in a float type).

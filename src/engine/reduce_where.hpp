@@ -26,6 +26,9 @@
 // (a broadcast mask reads less), plus s's allocation of x's size.
 #pragma once
 
+#include <vector>
+
+#include "jitvec/signature.hpp"
 #include "jitvec/ufunc.hpp"
 
 namespace jitvec::detail {
@@ -33,6 +36,16 @@ class UfuncImpl;
 }
 
 namespace jitvec::engine {
+
+/// The select ufunc's name and source (a template: `keep ? x : identity`).
+inline constexpr const char* kWhereSelectName = "jitvec_where_select";
+inline constexpr const char* kWhereSelectSource =
+    "template <typename T> __device__ T jitvec_where_select(bool keep, T x, T identity) {\n"
+    "  return keep ? x : identity;\n}";
+/// Its loops T(bool, T, T), one per dtype, ordered so that each dtype's first safe cast is to
+/// itself (the mask is bool, which casts to any; the identity is a scalar: it takes the loop's
+/// type).
+std::vector<Signature> where_select_signatures();
 
 /// reduce() with options.where set: the pre-pass, then reduce() of the selected elements with
 /// the other options. Throws ArgumentError, BroadcastError or TargetError naming the ufunc,

@@ -2,6 +2,10 @@
 // reduce_where_support.hpp against NumPy's semantics in float64, all-true masks against no
 // mask bit for bit, and the errors (no identity, an identity the dtype cannot hold, a mask
 // that is not bool or does not broadcast, a device mask on a host target).
+#include "compile/nvrtc_compiler.hpp"
+#include "engine/reduce_where.hpp"
+#include "engine/type_resolution.hpp"
+#include "kernels/module_source.hpp"
 #include "reduce_where_support.hpp"
 
 using namespace jitvec;
@@ -95,4 +99,62 @@ TEST_CASE("reduce where=: the select loops are cached (one build per dtype)", "[
   for (int i = 0; i < 3; ++i) add.reduce(x.host_view(), o);
   CHECK(engine.stats().compiles == before.compiles);
   CHECK(engine.stats().disk_hits == before.disk_hits);
+}
+
+TEST_CASE("reduce where=: the select ufunc takes each dtype's own loop, and every loop compiles with NVRTC",
+          "[reduce][where][nvrtc]") {
+  // Loop choice for (a bool mask, an array of T, the identity as a scalar: float64, or bool for
+  // a bool T): T's own loop.
+  const std::vector<Signature> loops = engine::where_select_signatures();
+  for (const Signature& loop : loops) {
+    const DType t = loop.results[0];
+    CAPTURE(dtype_name(t));
+    ScalarValue identity;  // float64 0.0
+    if (t == DType::bool_) {
+      identity.type = DType::bool_;
+      identity.b = false;
+    }
+    const engine::CallInput inputs[] = {{false, DType::bool_, nullptr}, {false, t, nullptr}, {true, identity.type, &identity}};
+    CHECK(loops[engine::resolve_loop(engine::kWhereSelectName, loops, inputs, 3)].results[0] == t);
+  }
+  // The GPU loops cannot run here; their text must at least be what NVRTC accepts (one loop of
+  // each kind of type: the integer loops differ only in the type's name).
+  const codegen::UfuncSource select{engine::kWhereSelectName, engine::kWhereSelectSource, "", 1, ""};
+  for (const Signature& loop : loops) {
+    const DType t = loop.results[0];
+    if (dtype_kind(t) != DTypeKind::floating && dtype_kind(t) != DTypeKind::complex && t != DType::bool_ &&
+        t != DType::int8 && t != DType::uint64) {
+      continue;
+    }
+    CAPTURE(loop.to_string());
+    CHECK_NOTHROW(compile::compile_cuda(kernels::generate_cuda_source(select, {}, codegen::LoopSpec::exact(loop)),
+                                        engine::kWhereSelectName, "sm_90"));
+  }
+}
+
+TEST_CASE("reduce where=: float16, bfloat16 and complex128 inputs", "[reduce][where][dtype]") {
+  Engine& engine = where_engine();
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    VectorizeOptions zero;
+    zero.identity = 0;
+    engine.vectorize("rw_wide_add",
+                     {"float16(float16, float16)", "bfloat16(bfloat16, bfloat16)", "complex128(complex128, complex128)"},
+                     "template <typename T> __device__ T rw_wide_add(T a, T b) { return a + b; }", zero);
+  });
+  Ufunc add = engine.ufunc("rw_wide_add");
+  const Fold plus = [](double a, double b) { return a + b; };
+  for (DType t : {DType::float16, DType::bfloat16, DType::complex128}) {
+    CAPTURE(dtype_name(t));
+    TestArray x = TestArray::random(t, {5, 40}, -4, 4);
+    integerize(x);  // sums below 2^8 of small integers: exact even in bfloat16
+    TestArray mask = TestArray::random(DType::bool_, {5, 40}, 0, 1);
+    ReduceOptions o;
+    o.axes = std::vector<int>{1};
+    o.target = Target::cpu;
+    o.where = mask.host_view();
+    Array r = add.reduce(x.host_view(), o);
+    CHECK(r.dtype() == t);
+    check_reduced(r, axes_mask(2, o.axes), false, reference_where(x, mask, axes_mask(2, o.axes), plus, std::nullopt, 0.0), 0.0);
+  }
 }
