@@ -122,16 +122,11 @@ __device__ __forceinline__ void jitvec_scan_pause() {
 #endif
 }
 
-// Waits until `slot` is published and returns its value.
-template <typename T> __device__ __forceinline__ T jitvec_scan_wait(const jitvec_scan_status& s, long long slot) {
-  T v;
+// One read of `slot`: true and its value in `v` when it is published.
+template <typename T> __device__ __forceinline__ bool jitvec_scan_try(const jitvec_scan_status& s, long long slot, T& v) {
   if constexpr (sizeof(T) <= 4) {
-    const volatile unsigned long long* word = reinterpret_cast<const volatile unsigned long long*>(s.base) + slot;
-    unsigned long long w = *word;
-    while (!(w & 1ull)) {
-      jitvec_scan_pause();
-      w = *word;
-    }
+    const unsigned long long w = reinterpret_cast<const volatile unsigned long long*>(s.base)[slot];
+    if (!(w & 1ull)) return false;
     const unsigned int bits = static_cast<unsigned int>(w >> 32);
     if constexpr (sizeof(T) == 4) {
       *reinterpret_cast<unsigned int*>(&v) = bits;
@@ -140,46 +135,59 @@ template <typename T> __device__ __forceinline__ T jitvec_scan_wait(const jitvec
       for (int i = 0; i < static_cast<int>(sizeof(T)); ++i) reinterpret_cast<unsigned char*>(&v)[i] = static_cast<unsigned char>(bits >> (8 * i));
     }
   } else {
-    const volatile unsigned int* flag = reinterpret_cast<const volatile unsigned int*>(s.base) + slot;
-    while (*flag == 0u) jitvec_scan_pause();
+    if (reinterpret_cast<const volatile unsigned int*>(s.base)[slot] == 0u) return false;
     __threadfence();
     const volatile unsigned int* value = reinterpret_cast<const volatile unsigned int*>(jitvec_scan_values<T>(s) + slot * sizeof(T));
 #pragma unroll
     for (int i = 0; i < static_cast<int>(sizeof(T) / 4); ++i) reinterpret_cast<unsigned int*>(&v)[i] = value[i];
   }
-  return v;
+  return true;
 }
 
 // Warp 0 of tile k of `line`, whose aggregate is `a`: publishes A(k) and every aligned range
 // ending at k, and returns P(k-1) (k > 0): the ranges of k's binary digits, largest first, one a
-// lane, folded in order. The line's last tile publishes nothing (no tile reads it).
+// lane, folded in order. The ranges ending at k (level i: its left half, the digit 2^(i-1) of
+// k, joined with level i-1) are published as soon as those halves are there, before waiting for
+// k's larger digits: a range then waits only for the ranges inside it, never for a prefix, so
+// no chain of waits runs along the tiles. The line's last tile publishes nothing (no tile reads
+// it).
 __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_status& s, long long line, long long k, const jitvec_acc_t& a) {
   const int lane = threadIdx.x & 31;
   const bool publishes = k + 1 < s.tiles;
   if (publishes && lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, 0, k), a);
   const unsigned int digits = static_cast<unsigned int>(k);
   const int terms = __popc(digits);
+  const int halves = publishes ? __ffs(~digits) - 1 : 0;  // k's trailing ones: the last `halves` terms
   jitvec_acc_t v = a;
+  long long slot = 0;
+  bool ready = true;
   if (lane < terms) {
     unsigned int rest = digits;  // the lane-th highest digit: drop the `lane` above it
     for (int l = 0; l < lane; ++l) rest &= ~(1u << (31 - __clz(rest)));
     const int level = 31 - __clz(rest);
     const long long first = static_cast<long long>(digits & ~((2u << level) - 1u));
-    v = jitvec_scan_wait<jitvec_acc_t>(s, jitvec_scan_slot(s, line, level, first + (1ll << level) - 1));
+    slot = jitvec_scan_slot(s, line, level, first + (1ll << level) - 1);
+    ready = jitvec_scan_try(s, slot, v);
+  }
+  if (lane >= terms - halves) {
+    while (!ready) {
+      jitvec_scan_pause();
+      ready = jitvec_scan_try(s, slot, v);
+    }
+  }
+  __syncwarp();
+  jitvec_acc_t range = a;
+  for (int i = 1; i <= halves; ++i) {
+    range = jitvec_apply(jitvec_shfl(v, terms - i), range);
+    if (lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, i, k), range);
+  }
+  while (!ready) {
+    jitvec_scan_pause();
+    ready = jitvec_scan_try(s, slot, v);
   }
   __syncwarp();
   jitvec_acc_t prefix = jitvec_shfl(v, 0);
   for (int l = 1; l < terms; ++l) prefix = jitvec_apply(prefix, jitvec_shfl(v, l));
-  if (publishes) {
-    // The ranges ending at k: level i joins its left half, the digit term of 2^(i-1), with the
-    // range of level i-1 ending at k.
-    const int levels = __ffs(~digits) - 1;
-    jitvec_acc_t range = a;
-    for (int i = 1; i <= levels; ++i) {
-      range = jitvec_apply(jitvec_shfl(v, terms - i), range);
-      if (lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, i, k), range);
-    }
-  }
   return prefix;
 }
 

@@ -29,8 +29,10 @@
 //          GPU (jitvec_scan_tiles, one launch): a block takes the next tile from a counter, loads
 //          it once into registers, scans its rows, publishes A(k) and then every S that ends at
 //          tile k (levels 1.. trailing ones of k), each as soon as its left half (an earlier
-//          tile's) is there; warp 0 waits for the <= 31 published ranges of k's digits (one
-//          lane a range, in one round trip), folds them by shuffles in order, and the block
+//          tile's) is there, before waiting for anything else: a range waits only for ranges
+//          inside it, so no chain of waits runs along the tiles. Warp 0 then waits for the
+//          <= 31 published ranges of k's digits (one lane a range, read together), folds them
+//          by shuffles in order, and the block
 //          writes its elements with P(k-1) in front. Input read once, output written once:
 //          8 bytes an element for float32. A tile waits only for tiles with smaller numbers,
 //          which the counter gave to blocks already running, so the waits always end.
