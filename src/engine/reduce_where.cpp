@@ -172,9 +172,13 @@ Array reduce_where(const detail::UfuncImpl& ufunc, const Array& x, const ReduceO
     if (x.is_device()) throw_device_on_host(ufunc, "the input", x, target);
     if (mask.is_device()) throw_device_on_host(ufunc, "where=", mask, target);
   }
-  const Array selected = like_in_memory_order(x, reduced_dims(x, options),
-                                              target == Target::cuda ? Memory::device : Memory::host, device,
-                                              options.stream);
+  // Laid out as the reduce without where= would see x: a host input on cuda is reduced from its
+  // C-ordered device copy (Array::to_device), anything else where it lies.
+  const Array selected = target == Target::cuda && !x.is_device()
+                             ? Array::empty(x.dtype(), x.shape(), Memory::device, device, options.stream)
+                             : like_in_memory_order(x, reduced_dims(x, options),
+                                                    target == Target::cuda ? Memory::device : Memory::host, device,
+                                                    options.stream);
   if (x.size() > 0) {
     detail::UfuncImpl& select = engine.where_select_ufunc();
     const Arg args[] = {Arg(mask), Arg(x), identity, Arg(out(selected)), Arg(on(options.stream)),

@@ -33,6 +33,9 @@ template <typename T> __device__ __forceinline__ T jitvec_shfl_up(const T& v, in
 template <typename T> __device__ __forceinline__ T jitvec_shfl(const T& v, int src) {
   return jitvec_shfl_words(v, [src](unsigned int w) { return __shfl_sync(0xffffffffu, w, src); });
 }
+template <typename T> __device__ __forceinline__ T jitvec_shfl_down(const T& v, int delta) {
+  return jitvec_shfl_words(v, [delta](unsigned int w) { return __shfl_down_sync(0xffffffffu, w, delta); });
+}
 
 // One row of a tile. Thread t holds x[0..m) (its VEC elements; m = 0 past the row's end), and
 // the `active` threads that hold any are a prefix of the block. On return x[j] is the thread's
@@ -144,75 +147,157 @@ template <typename T> __device__ __forceinline__ bool jitvec_scan_try(const jitv
   return true;
 }
 
-// Warp 0 of tile k of `line`, whose aggregate is `a`: publishes A(k) and every aligned range
-// ending at k, and returns P(k-1) (k > 0): the ranges of k's binary digits, largest first, one a
-// lane, folded in order. The ranges ending at k (level i: its left half, the digit 2^(i-1) of
-// k, joined with level i-1) are published as soon as those halves are there, before waiting for
-// k's larger digits: a range then waits only for the ranges inside it, never for a prefix, so
-// no chain of waits runs along the tiles. The line's last tile publishes nothing (no tile reads
-// it).
+// Reads `slot` until it is published; its value in `v`.
+template <typename T> __device__ __forceinline__ void jitvec_scan_wait(const jitvec_scan_status& s, long long slot, T& v) {
+  while (!jitvec_scan_try(s, slot, v)) jitvec_scan_pause();
+}
+
+// Warp 0 of tile k of `line`, whose aggregate is `a`: publishes A(k), returns P(k-1) (k > 0) and
+// publishes every aligned range ending at k. Every value is the tree's (kernels/scan.hpp), but
+// the ranges that end among the last tiles are rebuilt here from those tiles' aggregates rather
+// than waited for: with the 64-tile blocks B = [k0, k0 + 64) holding k and the one before it,
+// k's digits below 64 are nodes of a tree over B's aggregates (two a lane, joined by
+// shuffles); its smallest higher digit, the range ending at k0 - 1, is its halves: ranges of
+// 64, 128, ... tiles ending at least 64 tiles before k0 (read) around the previous block's
+// tree; its larger digits are read. So a tile waits for its neighbours' aggregates (published
+// as soon as they are loaded) and for ranges published long before, never for a chain of
+// look-backs. The line's last tile publishes nothing (no tile reads it).
 __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_status& s, long long line, long long k, const jitvec_acc_t& a) {
+  constexpr int LOG_B = 6;  // 64 tiles a block: two aggregates a lane
   const int lane = threadIdx.x & 31;
   const bool publishes = k + 1 < s.tiles;
   if (publishes && lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, 0, k), a);
-  const unsigned int digits = static_cast<unsigned int>(k);
-  const int terms = __popc(digits);
-  const int halves = publishes ? __ffs(~digits) - 1 : 0;  // k's trailing ones: the last `halves` terms
-  jitvec_acc_t v = a;
-  long long slot = 0;
-  bool ready = true;
-  if (lane < terms) {
-    unsigned int rest = digits;  // the lane-th highest digit: drop the `lane` above it
+  const long long k0 = (k >> LOG_B) << LOG_B;
+  const int low = static_cast<int>(k - k0);
+  const unsigned int high = static_cast<unsigned int>(k >> LOG_B);
+  const int highs = __popc(high);            // k's digits of 64 tiles and more
+  const int spine = high ? __ffs(high) - 1 : 0;  // the smallest one is 64 * 2^spine tiles
+  // One round of reads: the aggregates of the two blocks below k (unused ones stand in as a),
+  // and one range a lane: k's larger digits (lanes 0 .. highs-2, largest first), then the
+  // halves of the smallest one (lanes highs-1 .., largest first).
+  jitvec_acc_t cur0 = a, cur1 = a, prev0 = a, prev1 = a, range = a;
+  const long long c0 = k0 + 2 * lane, p0 = k0 - 64 + 2 * lane;
+  bool r_cur0 = c0 >= k, r_cur1 = c0 + 1 >= k, r_prev0 = high == 0, r_prev1 = high == 0, r_range = true;
+  long long slot_range = 0;
+  if (lane < highs - 1) {
+    unsigned int rest = high;  // the lane-th highest digit: drop the `lane` above it
     for (int l = 0; l < lane; ++l) rest &= ~(1u << (31 - __clz(rest)));
     const int level = 31 - __clz(rest);
-    const long long first = static_cast<long long>(digits & ~((2u << level) - 1u));
-    slot = jitvec_scan_slot(s, line, level, first + (1ll << level) - 1);
-    ready = jitvec_scan_try(s, slot, v);
+    const long long first = static_cast<long long>(high & ~((2u << level) - 1u)) << LOG_B;
+    slot_range = jitvec_scan_slot(s, line, level + LOG_B, first + (64ll << level) - 1);
+    r_range = false;
+  } else if (high && lane < highs - 1 + spine) {
+    const int level = spine - 1 - (lane - (highs - 1));  // a half of 64 * 2^level tiles ending at k0 - 64 * 2^level - 1
+    slot_range = jitvec_scan_slot(s, line, level + LOG_B, k0 - (64ll << level) - 1);
+    r_range = false;
   }
-  if (lane >= terms - halves) {
-    while (!ready) {
-      jitvec_scan_pause();
-      ready = jitvec_scan_try(s, slot, v);
+  if (!r_cur0) r_cur0 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0), cur0);
+  if (!r_cur1) r_cur1 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0 + 1), cur1);
+  if (!r_prev0) r_prev0 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0), prev0);
+  if (!r_prev1) r_prev1 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + 1), prev1);
+  if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
+  if (!r_cur0) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, c0), cur0);
+  if (!r_cur1) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, c0 + 1), cur1);
+  if (!r_prev0) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, p0), prev0);
+  if (!r_prev1) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, p0 + 1), prev1);
+  if (!r_range) jitvec_scan_wait(s, slot_range, range);
+  __syncwarp();
+  // The current block's nodes for k's digits below 64 (level b: the aligned range of 2^b
+  // tiles at k0 + the digits above b), each sent to every lane.
+  jitvec_acc_t small[LOG_B];
+  jitvec_acc_t node = jitvec_apply(cur0, cur1);  // level 1: lane q holds node q
+  {
+    const int at = low & ~1;  // level 0: tile k0 + at, the lane's first or second aggregate
+    const jitvec_acc_t first = jitvec_shfl(cur0, at >> 1), second = jitvec_shfl(cur1, at >> 1);
+    small[0] = (at & 1) ? second : first;
+  }
+  small[1] = jitvec_shfl(node, (low & ~3) >> 1);
+#pragma unroll
+  for (int b = 2; b < LOG_B; ++b) {
+    node = jitvec_apply(node, jitvec_shfl_down(node, 1 << (b - 2)));  // level b: lane q * 2^(b-1) holds node q
+    small[b] = jitvec_shfl(node, (low & ~((2 << b) - 1)) >> 1);
+  }
+  // The smallest higher digit: the previous block's tree, then its halves, smallest first.
+  jitvec_acc_t smallest_high = a;
+  if (high) {
+    jitvec_acc_t t = jitvec_apply(prev0, prev1);
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) t = jitvec_apply(t, jitvec_shfl_down(t, d));
+    smallest_high = jitvec_shfl(t, 0);
+    for (int i = 0; i < spine; ++i) smallest_high = jitvec_apply(jitvec_shfl(range, highs - 1 + spine - 1 - i), smallest_high);
+  }
+  // k's digits, largest first: the larger higher ones, the smallest higher one, the small ones.
+  auto high_term = [&](int j) { return j == highs - 1 ? smallest_high : jitvec_shfl(range, j); };
+  jitvec_acc_t prefix = a;
+  bool has_prefix = false;
+  for (int j = 0; j < highs; ++j) {
+    const jitvec_acc_t v = high_term(j);
+    prefix = has_prefix ? jitvec_apply(prefix, v) : v;
+    has_prefix = true;
+  }
+#pragma unroll
+  for (int b = LOG_B - 1; b >= 0; --b) {
+    if (low & (1 << b)) {
+      prefix = has_prefix ? jitvec_apply(prefix, small[b]) : small[b];
+      has_prefix = true;
     }
   }
-  __syncwarp();
-  jitvec_acc_t range = a;
-  for (int i = 1; i <= halves; ++i) {
-    range = jitvec_apply(jitvec_shfl(v, terms - i), range);
-    if (lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, i, k), range);
+  if (publishes) {
+    // The ranges ending at k: level i joins its left half, k's digit 2^(i-1), with level i-1.
+    const int levels = __ffs(~static_cast<unsigned int>(k)) - 1;
+    jitvec_acc_t joined = a;
+    for (int i = 1; i <= levels; ++i) {
+      const int digit = i - 1;
+      const jitvec_acc_t half = digit < LOG_B ? small[digit < LOG_B ? digit : 0] : high_term(__popc(high >> (digit - LOG_B + 1)));
+      joined = jitvec_apply(half, joined);
+      if (lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, i, k), joined);
+    }
   }
-  while (!ready) {
-    jitvec_scan_pause();
-    ready = jitvec_scan_try(s, slot, v);
-  }
-  __syncwarp();
-  jitvec_acc_t prefix = jitvec_shfl(v, 0);
-  for (int l = 1; l < terms; ++l) prefix = jitvec_apply(prefix, jitvec_shfl(v, l));
   return prefix;
 }
 
-// The input elements of one row for thread t, in registers (16-byte loads when `vec`).
+// Thread t's elements of one row into its 16 bytes of the tile's stage in shared memory: an
+// asynchronous 16-byte copy (cp.async, sm_80 on; waited for by jitvec_scan_stage_wait) when
+// `vec`, else loaded one by one and stored.
 template <typename InT, int VEC>
-__device__ __forceinline__ void jitvec_scan_load(jitvec_detail::Vec<InT, VEC>& raw, const InT* in, long long first, int m,
-                                                 long long s_in, bool vec) {
+__device__ __forceinline__ void jitvec_scan_stage(jitvec_detail::Vec<InT, VEC>* slot, const InT* in, long long first, int m,
+                                                  long long s_in, bool vec) {
   if (vec) {
-    raw = *reinterpret_cast<const jitvec_detail::Vec<InT, VEC>*>(in + first);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned int to = static_cast<unsigned int>(__cvta_generic_to_shared(slot));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(in + first) : "memory");
+#else
+    *slot = *reinterpret_cast<const jitvec_detail::Vec<InT, VEC>*>(in + first);
+#endif
   } else {
+    jitvec_detail::Vec<InT, VEC> r;
 #pragma unroll
     for (int e = 0; e < VEC; ++e) {
-      if (e < m) raw.v[e] = in[(first + e) * s_in];
+      if (e < m) r.v[e] = in[(first + e) * s_in];
     }
+    *slot = r;
   }
 }
 
-// One tile (kernels/scan.hpp): loaded once, its rows scanned from no carry, A(k) published and
-// P(k-1) found (warp 0) when the line has several tiles (p.work: the status), then each element
-// written with the carry in front.
+// Waits for this thread's copies of jitvec_scan_stage (each thread reads back only its own).
+__device__ __forceinline__ void jitvec_scan_stage_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+// One tile (kernels/scan.hpp): staged once into shared memory (ROWS x 16 bytes a thread, all
+// copies in flight together), its rows scanned from no carry, A(k) published and P(k-1) found
+// (warp 0) when the line has several tiles (p.work: the status), then each element written with
+// the carry in front. Each thread's exclusive prefixes and the rows' sums are kept in registers
+// for accumulators of up to 8 bytes; wider ones scan the rows again from the stage.
 template <typename InT, typename OutT>
 __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_params& p) {
   constexpr int BLOCK = ${block}, ROWS = ${rows}, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
   constexpr int OUT_VEC = 16 / sizeof(OutT);
   constexpr bool OUT_FITS = (VEC * sizeof(OutT)) % 16 == 0;
+  constexpr bool KEEP = sizeof(jitvec_acc_t) <= 8;
+  __shared__ jitvec_detail::Vec<InT, VEC> stage[ROWS * BLOCK];
   __shared__ alignas(16) unsigned char sums_bytes[2 * (BLOCK / 32) * sizeof(jitvec_acc_t)];
   __shared__ alignas(16) unsigned char prefix_bytes[sizeof(jitvec_acc_t)];
   __shared__ long long tile_id;
@@ -233,38 +318,46 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
   const long long s_in = p.red_strides[0], s_out = p.axis_out_stride;
   const bool vec_in = (p.vectorized & 1) && len == TILE;
   const bool vec_out = OUT_FITS && (p.vectorized & 2) && len == TILE;
-  jitvec_detail::Vec<InT, VEC> raw[ROWS];
 #pragma unroll
   for (int u = 0; u < ROWS; ++u) {
     int m = len - u * ROW - t * VEC;
     m = m < 0 ? 0 : m > VEC ? VEC : m;
-    jitvec_scan_load<InT, VEC>(raw[u], in, start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC, m, s_in, vec_in);
+    if (m > 0) jitvec_scan_stage<InT, VEC>(&stage[u * BLOCK + t], in, start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC, m, s_in, vec_in);
   }
-  // The rows from no carry: each thread's exclusive prefix and the rows' sums.
-  jitvec_acc_t excl[ROWS], total[ROWS];
+  jitvec_scan_stage_wait();
+  // One row from the stage: thread t's inclusive folds in x, its exclusive prefix and the row's sum.
+  auto scan_row = [&](int u, jitvec_acc_t (&x)[VEC], int& m, jitvec_acc_t& excl, jitvec_acc_t& total) {
+    const int row_len = len - u * ROW;  // the same in every thread, > 0
+    const int active = row_len < ROW ? (row_len + VEC - 1) / VEC : BLOCK;
+    m = row_len - t * VEC;
+    m = m < 0 ? 0 : m > VEC ? VEC : m;
+    if (m > 0) {
+      const jitvec_detail::Vec<InT, VEC> r = stage[u * BLOCK + t];
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) {
+        if (e < m) x[e] = static_cast<jitvec_acc_t>(r.v[e]);
+      }
+    }
+    jitvec_scan_row<VEC>(x, m, active, sums + (u & 1) * (BLOCK / 32), excl, total);
+  };
+  // The rows from no carry, and the tile's aggregate A(k).
+  jitvec_acc_t excl[KEEP ? ROWS : 1], total[KEEP ? ROWS : 1], a;
 #pragma unroll
   for (int u = 0; u < ROWS; ++u) {
-    const int row_len = len - u * ROW;  // the same in every thread
-    if (row_len <= 0) break;
-    const int active = row_len < ROW ? (row_len + VEC - 1) / VEC : BLOCK;
-    int m = row_len - t * VEC;
-    m = m < 0 ? 0 : m > VEC ? VEC : m;
-    jitvec_acc_t x[VEC];
-#pragma unroll
-    for (int e = 0; e < VEC; ++e) {
-      if (e < m) x[e] = static_cast<jitvec_acc_t>(raw[u].v[e]);
+    if (len <= u * ROW) break;
+    jitvec_acc_t x[VEC], e_u, t_u;
+    int m;
+    scan_row(u, x, m, e_u, t_u);
+    if (KEEP) {
+      excl[KEEP ? u : 0] = e_u;
+      total[KEEP ? u : 0] = t_u;
     }
-    jitvec_scan_row<VEC>(x, m, active, sums + (u & 1) * (BLOCK / 32), excl[u], total[u]);
+    a = u == 0 ? t_u : jitvec_apply(a, t_u);
   }
   bool has_carry = false;
   jitvec_acc_t carry;
   if (p.work) {
     if (t < 32) {
-      jitvec_acc_t a = total[0];
-#pragma unroll
-      for (int u = 1; u < ROWS; ++u) {
-        if (len > u * ROW) a = jitvec_apply(a, total[u]);
-      }
       const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + ${header}, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
                                  2 * p.chunks - __popcll(p.chunks), p.chunks};
       const jitvec_acc_t prefix = jitvec_scan_look_back(s, line, k, a);
@@ -278,22 +371,32 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
   }
 #pragma unroll
   for (int u = 0; u < ROWS; ++u) {
-    const int row_len = len - u * ROW;
-    if (row_len <= 0) break;
-    int m = row_len - t * VEC;
-    m = m < 0 ? 0 : m > VEC ? VEC : m;
-    const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
-    if (m > 0) {
+    if (len <= u * ROW) break;
+    jitvec_acc_t x[VEC], e_u, t_u;
+    int m;
+    if (KEEP) {
       // The thread's inclusive folds again (the same applies as jitvec_scan_row's first loop).
-      jitvec_acc_t x[VEC];
-      x[0] = static_cast<jitvec_acc_t>(raw[u].v[0]);
+      const int row_len = len - u * ROW;
+      m = row_len - t * VEC;
+      m = m < 0 ? 0 : m > VEC ? VEC : m;
+      if (m > 0) {
+        const jitvec_detail::Vec<InT, VEC> r = stage[u * BLOCK + t];
+        x[0] = static_cast<jitvec_acc_t>(r.v[0]);
 #pragma unroll
-      for (int e = 1; e < VEC; ++e) {
-        if (e < m) x[e] = jitvec_apply(x[e - 1], static_cast<jitvec_acc_t>(raw[u].v[e]));
+        for (int e = 1; e < VEC; ++e) {
+          if (e < m) x[e] = jitvec_apply(x[e - 1], static_cast<jitvec_acc_t>(r.v[e]));
+        }
       }
+      e_u = excl[KEEP ? u : 0];
+      t_u = total[KEEP ? u : 0];
+    } else {
+      scan_row(u, x, m, e_u, t_u);
+    }
+    if (m > 0) {
+      const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
       const bool has_excl = t > 0;
       if (has_carry || has_excl) {
-        const jitvec_acc_t c = has_carry && has_excl ? jitvec_apply(carry, excl[u]) : has_carry ? carry : excl[u];
+        const jitvec_acc_t c = has_carry && has_excl ? jitvec_apply(carry, e_u) : has_carry ? carry : e_u;
 #pragma unroll
         for (int e = 0; e < VEC; ++e) {
           if (e < m) x[e] = jitvec_apply(c, x[e]);
@@ -318,7 +421,7 @@ __device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_pa
         }
       }
     }
-    carry = has_carry ? jitvec_apply(carry, total[u]) : total[u];
+    carry = has_carry ? jitvec_apply(carry, t_u) : t_u;
     has_carry = true;
   }
 }
@@ -359,7 +462,8 @@ __device__ __forceinline__ void jitvec_scan_line_body(const jitvec_reduction_par
   if (!APPLY) static_cast<jitvec_acc_t*>(p.out)[item] = run;
 }
 
-extern "C" __global__ void __launch_bounds__(${block}) ${tiles}(const jitvec_reduction_params p) {
+extern "C" __global__ void __launch_bounds__(${block}, sizeof(jitvec_acc_t) <= 4 ? ${min_blocks_4} : sizeof(jitvec_acc_t) <= 8 ? ${min_blocks_8} : ${min_blocks_wide})
+    ${tiles}(const jitvec_reduction_params p) {
   jitvec_scan_tiles_body<jitvec_in_t, jitvec_out_t>(p);
 }
 extern "C" __global__ void __launch_bounds__(${block}) ${line_aggregates}(const jitvec_reduction_params p) {
@@ -551,6 +655,9 @@ std::string scan_kernels(const codegen::LoopSpec&) {
                         {"rows", std::to_string(kScanRows)},
                         {"warps", std::to_string(kCudaBlock / 32)},
                         {"header", std::to_string(kScanStatusHeader)},
+                        {"min_blocks_4", std::to_string(kScanMinBlocks4)},
+                        {"min_blocks_8", std::to_string(kScanMinBlocks8)},
+                        {"min_blocks_wide", std::to_string(kScanMinBlocksWide)},
                         {"tiles", kScanTilesKernel},
                         {"line_aggregates", kScanLineAggregatesKernel},
                         {"line_chain", kScanLineChainKernel},

@@ -8,9 +8,9 @@
 // value whose bits are fixed before it is published, so a result is the same from run to run.
 //
 //   tiles  (the axis is the fast one) fixed tiles of kScanRows rows of kCudaBlock x VEC
-//          elements (VEC = 16 bytes of the input type: 4096 float32, 2048 float64, 1024
-//          complex128). Inside a tile: thread t holds the VEC consecutive elements t*VEC... of
-//          each row (one 16-byte load, coalesced across the warp; a 16-byte store on the way
+//          elements (VEC = 16 bytes of the input type: 8192 float32, 4096 float64, 2048
+//          complex128: 32 KB). Inside a tile: thread t holds the VEC consecutive elements
+//          t*VEC... of each row (one 16-byte load, coalesced across the warp; a 16-byte store on the way
 //          out). The order of a row: each thread folds its VEC elements in order (x0, f(x0, x1),
 //          ...); the threads' sums are scanned in each warp by Kogge-Stone steps (lane i takes
 //          f(s[i-d], s[i]) for d = 1, 2, 4, 8, 16); the warps' sums W are folded in order; a
@@ -24,18 +24,23 @@
 //          prefix P(k-1) of tile k (the tiles 0..k-1) folds, in order, the aligned ranges of k's
 //          binary digits, largest first: k = 2^a + 2^b + ... (a > b > ...) gives
 //          f(f(S[0, 2^a), S[2^a, 2^a + 2^b)), ...). A float32 element carries about 24 roundings
-//          from its tile, 21 from the aggregates' own folds and 2 log2(tiles) across the tiles
-//          (76 at 2^28 elements; a sequential scan: up to 2^28).
-//          GPU (jitvec_scan_tiles, one launch): a block takes the next tile from a counter, loads
-//          it once into registers, scans its rows, publishes A(k) and then every S that ends at
-//          tile k (levels 1.. trailing ones of k), each as soon as its left half (an earlier
-//          tile's) is there, before waiting for anything else: a range waits only for ranges
-//          inside it, so no chain of waits runs along the tiles. Warp 0 then waits for the
-//          <= 31 published ranges of k's digits (one lane a range, read together), folds them
-//          by shuffles in order, and the block
-//          writes its elements with P(k-1) in front. Input read once, output written once:
-//          8 bytes an element for float32. A tile waits only for tiles with smaller numbers,
-//          which the counter gave to blocks already running, so the waits always end.
+//          from its tile, 25 from the aggregates' own folds and 2 log2(tiles) across the tiles
+//          (about 80 at 2^28 elements; a sequential scan: up to 2^28).
+//          GPU (jitvec_scan_tiles, one launch): a block takes the next tile from a counter and
+//          stages it in shared memory (32 KB; cp.async from sm_80 on, every copy in flight at
+//          once), scans its rows, publishes A(k); warp 0 then finds P(k-1) in one round of
+//          reads and publishes every S that ends at tile k (levels 1.. trailing ones of k). The
+//          values are the tree's, but the ranges that end among the last tiles are rebuilt from
+//          aggregates instead of waited for: with k0 = k rounded down to 64, k's digits below
+//          64 are nodes of a tree over the aggregates of [k0, k) (two a lane, shuffles), its
+//          smallest higher digit (the range ending at k0 - 1) is its halves, ranges of 64, 128,
+//          ... tiles ending at least 64 tiles before k0 (read), around the tree of [k0 - 64,
+//          k0)'s aggregates, and its larger digits are read. A tile so waits for its
+//          neighbours' aggregates and for ranges published long before, never for a chain of
+//          other tiles' look-backs. Then the block writes its elements with P(k-1) in front.
+//          Input read once, output written once: 8 bytes an element for float32. A tile waits
+//          only for tiles with smaller numbers, which the counter gave to blocks already
+//          running, so the waits always end.
 //          Host entries (cpu, parallel) run the same order in three steps: the tiles'
 //          aggregates, the tree per line (prefixes P(k) in place), each tile with its carry.
 //   lines  (the axis is not the fast one, or shorter than kScanTilesMinLength; GPU and host
@@ -59,11 +64,16 @@
 namespace jitvec::kernels {
 
 /// Rows of kCudaBlock x VEC elements in one GPU tile.
-inline constexpr int kScanRows = 4;
+inline constexpr int kScanRows = 8;
 /// Elements of one GPU tile whose step reads `input`.
 inline std::int64_t scan_tile(DType input) {
   return static_cast<std::int64_t>(kScanRows) * kCudaBlock * vector_elements(input);
 }
+/// Blocks a SM the GPU tiles kernel asks for (launch bounds), for accumulators of at most 4
+/// bytes, 8 bytes, and wider; its stage takes 32 KB of shared memory a block.
+inline constexpr int kScanMinBlocks4 = 6;
+inline constexpr int kScanMinBlocks8 = 4;
+inline constexpr int kScanMinBlocksWide = 2;
 /// An axis shorter than this takes the lines kind even when it is the fast one.
 inline constexpr std::int64_t kScanTilesMinLength = 64;
 /// Elements of one chunk of the lines kind (GPU and host).

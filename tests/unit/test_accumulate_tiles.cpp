@@ -68,11 +68,11 @@ TEST_CASE("accumulate: the planner takes tiles along the fast axis, lines elsewh
   const engine::MergedDims rows{{300}, {4096}, {4096}};                     // (300, n) along axis 1
   CHECK(engine::choose_scan(rows, 4096, 1) == kernels::ScanKind::tiles);
   CHECK(engine::choose_scan(rows, kernels::kScanTilesMinLength - 1, 1) == kernels::ScanKind::lines);
-  // Tiles hold kScanRows rows of 256 x 16 bytes of the step's input.
-  CHECK(kernels::scan_tile(DType::float32) == 4096);
-  CHECK(kernels::scan_tile(DType::float64) == 2048);
-  CHECK(kernels::scan_tile(DType::complex128) == 1024);
-  CHECK(kernels::scan_tile(DType::int8) == 16384);
+  // Tiles hold kScanRows (8) rows of 256 x 16 bytes of the input: 32 KB.
+  CHECK(kernels::scan_tile(DType::float32) == 8192);
+  CHECK(kernels::scan_tile(DType::float64) == 4096);
+  CHECK(kernels::scan_tile(DType::complex128) == 2048);
+  CHECK(kernels::scan_tile(DType::int8) == 32768);
 }
 
 TEST_CASE("accumulate: the written-out GPU tiles order sums every element once", "[accumulate]") {
