@@ -17,10 +17,11 @@
 // `initial` cannot stand in for a missing identity: it would be folded in once per masked
 // element (2 * initial for a sum), so a ufunc without an identity is an error even with initial.
 // Unlike NumPy, a zero sum may lose its sign (-0.0 + 0 is +0.0), and NaN payloads may differ.
-// s is laid out in x's memory order (dimensions by decreasing |stride|, a reduced dimension
-// inside a kept one of equal stride), so the reduce picks the same kind (kernels/reduce.hpp:
-// the order depends only on the kind and the logical shape): a mask that is all true gives the
-// same bits as no mask.
+// s is laid out as the reduce without where= would read x: in x's memory order (dimensions by
+// decreasing |stride|, a reduced dimension inside a kept one of equal stride), or C order for a
+// host x on cuda (the call copies it so: Array::to_device), so the reduce picks the same kind
+// (kernels/reduce.hpp: the order depends only on the kind and the logical shape): a mask that
+// is all true gives the same bits as no mask.
 // Cost: the pre-pass reads x and the mask and writes s, and the reduce reads s again: for
 // float32 and a full-size mask, 4 + 1 + 4 + 4 = 13 bytes an element against 4 without where=
 // (a broadcast mask reads less), plus s's allocation of x's size.
