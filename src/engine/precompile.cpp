@@ -14,6 +14,7 @@
 #include "engine/fusion.hpp"
 #include "engine/gufunc.hpp"
 #include "engine/loop_builder.hpp"
+#include "engine/reduce_where.hpp"
 #include "engine/reduction.hpp"
 
 namespace jitvec::engine {
@@ -106,9 +107,15 @@ std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Tar
           name));
     }
     // A ufunc whose definition lists `methods` also gets the reduction module of each of its
-    // loops T(T, T) (engine/reduction.hpp), for arrays of type T.
+    // loops T(T, T) (engine/reduction.hpp), for arrays of type T, and when it lists "reduce"
+    // the select loop of reduce(where=) for T arrays (engine/reduce_where.hpp).
     std::vector<std::string> methods{""};
-    if (reduction_ufunc(engine, name)) methods.push_back(kReductionMethod);
+    if (const std::shared_ptr<detail::UfuncImpl> ufunc = reduction_ufunc(engine, name)) {
+      methods.push_back(kReductionMethod);
+      if (std::find(ufunc->methods.begin(), ufunc->methods.end(), "reduce") != ufunc->methods.end()) {
+        methods.push_back(kWhereSelectMethod);
+      }
+    }
     for (std::size_t index = 0; index < signatures.size(); ++index) {
       const std::string& signature = signatures[index];
       for (const std::string& method : methods) {
@@ -149,7 +156,10 @@ PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
     }
     Engine::Impl& impl = engine.impl();
     const Signature& loop = ufunc->signatures[job.signature_index];
-    const LoopDefinition definition = !job.method.empty()
+    const LoopDefinition definition =
+        job.method == kWhereSelectMethod
+        ? impl.loop_definition(impl.where_select_ufunc(), codegen::LoopSpec::exact(where_select_signature(loop.args[0])))
+        : !job.method.empty()
         ? reduction_loop_definition(impl, *ufunc, reduction_spec(loop, loop.args[0], loop.results[0]))
         : impl.loop_definition(
         *exact_loop_ufunc(ufunc, job.signature_index),  // a fused ufunc's variant (fusion.hpp)

@@ -42,7 +42,8 @@ struct PrecompileJob {
   /// "sm_90" for cuda jobs, kHostArch for host jobs.
   std::string arch;
   /// Empty for the map loop; engine::kReductionMethod for the signature's reduce/accumulate
-  /// module (a definition file's `methods`).
+  /// module (a definition file's `methods`); engine::kWhereSelectMethod for the select loop of
+  /// reduce(where=) on arrays of the signature's type.
   std::string method;
 };
 

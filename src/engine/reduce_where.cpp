@@ -41,6 +41,13 @@ std::vector<Signature> where_select_signatures() {
   return signatures;
 }
 
+Signature where_select_signature(DType t) {
+  for (const Signature& s : where_select_signatures()) {
+    if (s.args[1] == t) return s;
+  }
+  throw ArgumentError(fmt::format("reduce(): where= has no select loop for {} arrays", dtype_name(t)));
+}
+
 namespace {
 
 // Whether `v` converts to `t` and back unchanged (NaN stays NaN in a float type).

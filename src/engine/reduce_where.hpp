@@ -47,6 +47,11 @@ inline constexpr const char* kWhereSelectSource =
 /// itself (the mask is bool, which casts to any; the identity is a scalar: it takes the loop's
 /// type).
 std::vector<Signature> where_select_signatures();
+/// The select loop for arrays of type `t`: t(bool, t, t).
+Signature where_select_signature(DType t);
+/// PrecompileJob::method of the select loop that reduce(where=) on arrays of the job's loop
+/// type T (a loop T(T, T) of a ufunc whose definition lists "reduce") runs first.
+inline constexpr const char* kWhereSelectMethod = "where= select";
 
 /// reduce() with options.where set: the pre-pass, then reduce() of the selected elements with
 /// the other options. Throws ArgumentError, BroadcastError or TargetError naming the ufunc,

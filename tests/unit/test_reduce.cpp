@@ -5,6 +5,7 @@
 
 #include "compile/nvrtc_compiler.hpp"
 #include "engine/precompile.hpp"
+#include "engine/reduce_where.hpp"
 #include "engine/reduction.hpp"
 #include "kernels/reduction_source.hpp"
 #include "reduce_support.hpp"
@@ -63,12 +64,15 @@ TEST_CASE("definition files declare identity and methods; jitvec compile builds 
   Engine engine(options);
   const engine::DefinedTargets defined = engine::load_definition_files(engine, {file});
   const std::vector<engine::PrecompileJob> jobs = engine::plan_precompile(engine, {}, {}, defined);
-  // The map loop of each signature, and the reduction module of the one loop T(T, T).
-  REQUIRE(jobs.size() == 3);
+  // The map loop of each signature, and the reduction module and reduce(where=)'s select loop
+  // of the one loop T(T, T).
+  REQUIRE(jobs.size() == 4);
   CHECK(jobs[0].method.empty());
   CHECK(jobs[1].method == engine::kReductionMethod);
   CHECK(jobs[1].signature == "float32(float32, float32)");
-  CHECK(jobs[2].method.empty());
+  CHECK(jobs[2].method == engine::kWhereSelectMethod);
+  CHECK(jobs[2].signature == "float32(float32, float32)");
+  CHECK(jobs[3].method.empty());
   const engine::PrecompileResult built = engine::run_precompile_job(engine, jobs[1]);
   INFO(built.error);
   REQUIRE(built.ok);
@@ -85,6 +89,21 @@ TEST_CASE("definition files declare identity and methods; jitvec compile builds 
   CHECK(array_at(again.ufunc("h3_file_add").reduce(from_vector(empty), o), {}) == 0.0);  // the identity
   CHECK(again.stats().compiles == before.compiles);
   CHECK(again.stats().disk_hits == before.disk_hits + 1);
+  // reduce(where=) finds its select loop precompiled too: no compile, one more disk hit.
+  const engine::PrecompileResult select = engine::run_precompile_job(engine, jobs[2]);
+  INFO(select.error);
+  REQUIRE(select.ok);
+  CHECK_FALSE(select.from_cache);
+  const std::vector<float> values = {1.0f, 2.0f, 4.0f};
+  const std::vector<bool> keep = {true, false, true};
+  Array mask = Array::empty(DType::bool_, Shape{3});
+  for (std::size_t i = 0; i < keep.size(); ++i) static_cast<bool*>(mask.data())[i] = keep[i];
+  o.where = mask;
+  const EngineStats before_where = again.stats();
+  CHECK(array_at(again.ufunc("h3_file_add").reduce(from_vector(values), o), {}) == 5.0);
+  CHECK(again.stats().compiles == before_where.compiles);
+  CHECK(again.stats().disk_hits == before_where.disk_hits + 1);
+  o.where.reset();
 
   {
     std::ofstream f(file);
