@@ -1,4 +1,5 @@
-// Golden generated sources: the whole module text of three representative loops, GPU and host,
+// Golden generated sources: the whole module text of four representative loops and of a float32
+// sum's reduce/accumulate module, GPU and host,
 // checked in under tests/golden/ and compared here, so every change to generated code shows as
 // a readable diff in review. After an intended change, regenerate them with
 //   bash scripts/update_golden.sh
@@ -9,7 +10,9 @@
 
 #include "catch.hpp"
 #include "kernels/host_prelude.hpp"
+#include "engine/reduction.hpp"
 #include "kernels/module_source.hpp"
+#include "kernels/reduction_source.hpp"
 
 using namespace jitvec;
 
@@ -99,4 +102,18 @@ TEST_CASE("generated sources match the golden files", "[kernels][golden]") {
     REQUIRE(host.compare(0, prelude.size(), prelude) == 0);
     check_golden(std::string(g.file) + ".host.cpp", host.substr(prelude.size()));
   }
+}
+
+TEST_CASE("reduction modules match the golden files", "[kernels][golden]") {
+  // The reduce and accumulate module of a float32 sum (kernels/reduce.hpp, kernels/scan.hpp),
+  // GPU and host: the tiles kernel's look-back and the host's tree order show in review.
+  const codegen::UfuncSource sum{"golden_sum", "template <typename T> __device__ T golden_sum(T a, T b) { return a + b; }",
+                                 "", 1, ""};
+  const codegen::LoopSpec spec =
+      engine::reduction_spec(Signature::parse("float32(float32, float32)"), DType::float32, DType::float32);
+  check_golden("sum_reduction_f32.cu", kernels::generate_reduction_source(false, sum, {}, spec));
+  const std::string host = kernels::generate_reduction_source(true, sum, {}, spec);
+  const std::string_view prelude = kernels::host_prelude();
+  const std::size_t skip = host.compare(0, prelude.size(), prelude) == 0 ? prelude.size() : 0;
+  check_golden("sum_reduction_f32.host.cpp", host.substr(skip));
 }
