@@ -1,6 +1,7 @@
 #include "kernels/scan.hpp"
 
 #include <bitset>
+#include <cstdlib>
 
 #include "kernels/kernel_text.hpp"
 
@@ -155,72 +156,105 @@ template <typename T> __device__ __forceinline__ void jitvec_scan_wait(const jit
 // Warp 0 of tile k of `line`, whose aggregate is `a`: publishes A(k), returns P(k-1) (k > 0) and
 // publishes every aligned range ending at k. Every value is the tree's (kernels/scan.hpp), but
 // the ranges that end among the last tiles are rebuilt here from those tiles' aggregates rather
-// than waited for: with the 64-tile blocks B = [k0, k0 + 64) holding k and the one before it,
-// k's digits below 64 are nodes of a tree over B's aggregates (two a lane, joined by
-// shuffles); its smallest higher digit, the range ending at k0 - 1, is its halves: ranges of
-// 64, 128, ... tiles ending at least 64 tiles before k0 (read) around the previous block's
-// tree; its larger digits are read. So a tile waits for its neighbours' aggregates (published
-// as soon as they are loaded) and for ranges published long before, never for a chain of
-// look-backs. The line's last tile publishes nothing (no tile reads it).
+// than waited for: with the windows of W = 2^LOG_B tiles, B = [k0, k0 + W) holding k and the
+// one before it, k's digits below W are nodes of a tree over B's aggregates (AGG a lane, joined
+// in the lane, then by shuffles); its smallest higher digit, the range ending at k0 - 1, is its
+// halves: ranges of W, 2W, ... tiles ending at least W tiles before k0 (read) around the
+// previous window's tree; its larger digits are read. So a tile waits for its neighbours'
+// aggregates (published as soon as they are loaded) and for ranges published by tiles that
+// started at least W tiles earlier, whose look-backs have long ended: a chain of look-backs
+// advances W tiles a look-back, more than the GPU starts meanwhile. The line's last tile
+// publishes nothing (no tile reads it).
+template <int LOG_B>
 __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_status& s, long long line, long long k, const jitvec_acc_t& a) {
-  constexpr int LOG_B = 6;  // 64 tiles a block: two aggregates a lane
+  constexpr int W = 1 << LOG_B, A = LOG_B - 5, AGG = 1 << A;  // tiles a window; AGG = 2^A aggregates a lane
   const int lane = threadIdx.x & 31;
   const bool publishes = k + 1 < s.tiles;
   if (publishes && lane == 0) jitvec_scan_publish(s, jitvec_scan_slot(s, line, 0, k), a);
   const long long k0 = (k >> LOG_B) << LOG_B;
   const int low = static_cast<int>(k - k0);
   const unsigned int high = static_cast<unsigned int>(k >> LOG_B);
-  const int highs = __popc(high);            // k's digits of 64 tiles and more
-  const int spine = high ? __ffs(high) - 1 : 0;  // the smallest one is 64 * 2^spine tiles
-  // One round of reads: the aggregates of the two blocks below k (unused ones stand in as a),
+  const int highs = __popc(high);                // k's digits of W tiles and more
+  const int spine = high ? __ffs(high) - 1 : 0;  // the smallest one is W * 2^spine tiles
+  // One round of reads: the aggregates of the two windows below k (unused ones stand in as a),
   // and one range a lane: k's larger digits (lanes 0 .. highs-2, largest first), then the
   // halves of the smallest one (lanes highs-1 .., largest first).
-  jitvec_acc_t cur0 = a, cur1 = a, prev0 = a, prev1 = a, range = a;
-  const long long c0 = k0 + 2 * lane, p0 = k0 - 64 + 2 * lane;
-  bool r_cur0 = c0 >= k, r_cur1 = c0 + 1 >= k, r_prev0 = high == 0, r_prev1 = high == 0, r_range = true;
+  jitvec_acc_t cur[AGG], prev[AGG], range = a;
+  bool r_cur[AGG], r_prev[AGG], r_range = true;
+  const long long c0 = k0 + AGG * lane, p0 = k0 - W + AGG * lane;
+#pragma unroll
+  for (int j = 0; j < AGG; ++j) {
+    cur[j] = a;
+    prev[j] = a;
+    r_cur[j] = c0 + j >= k;
+    r_prev[j] = high == 0;
+  }
   long long slot_range = 0;
   if (lane < highs - 1) {
     unsigned int rest = high;  // the lane-th highest digit: drop the `lane` above it
     for (int l = 0; l < lane; ++l) rest &= ~(1u << (31 - __clz(rest)));
     const int level = 31 - __clz(rest);
     const long long first = static_cast<long long>(high & ~((2u << level) - 1u)) << LOG_B;
-    slot_range = jitvec_scan_slot(s, line, level + LOG_B, first + (64ll << level) - 1);
+    slot_range = jitvec_scan_slot(s, line, level + LOG_B, first + (static_cast<long long>(W) << level) - 1);
     r_range = false;
   } else if (high && lane < highs - 1 + spine) {
-    const int level = spine - 1 - (lane - (highs - 1));  // a half of 64 * 2^level tiles ending at k0 - 64 * 2^level - 1
-    slot_range = jitvec_scan_slot(s, line, level + LOG_B, k0 - (64ll << level) - 1);
+    const int level = spine - 1 - (lane - (highs - 1));  // a half of W * 2^level tiles ending at k0 - W * 2^level - 1
+    slot_range = jitvec_scan_slot(s, line, level + LOG_B, k0 - (static_cast<long long>(W) << level) - 1);
     r_range = false;
   }
-  if (!r_cur0) r_cur0 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0), cur0);
-  if (!r_cur1) r_cur1 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0 + 1), cur1);
-  if (!r_prev0) r_prev0 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0), prev0);
-  if (!r_prev1) r_prev1 = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + 1), prev1);
+#pragma unroll
+  for (int j = 0; j < AGG; ++j) {
+    if (!r_cur[j]) r_cur[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
+  }
+#pragma unroll
+  for (int j = 0; j < AGG; ++j) {
+    if (!r_prev[j]) r_prev[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
+  }
   if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
-  if (!r_cur0) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, c0), cur0);
-  if (!r_cur1) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, c0 + 1), cur1);
-  if (!r_prev0) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, p0), prev0);
-  if (!r_prev1) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, p0 + 1), prev1);
+#pragma unroll
+  for (int j = 0; j < AGG; ++j) {
+    if (!r_cur[j]) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
+  }
+#pragma unroll
+  for (int j = 0; j < AGG; ++j) {
+    if (!r_prev[j]) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
+  }
   if (!r_range) jitvec_scan_wait(s, slot_range, range);
   __syncwarp();
-  // The current block's nodes for k's digits below 64 (level b: the aligned range of 2^b
-  // tiles at k0 + the digits above b), each sent to every lane.
+  // The current window's nodes for k's digits below W (level b: the aligned range of 2^b tiles
+  // at k0 + the digits of low above b), each sent to every lane. Levels below A are inside a
+  // lane (node `index` of lane base / AGG); level A is a lane's AGG aggregates; higher levels
+  // join lanes: level b's node q sits in lane q * 2^(b - A).
   jitvec_acc_t small[LOG_B];
-  jitvec_acc_t node = jitvec_apply(cur0, cur1);  // level 1: lane q holds node q
-  {
-    const int at = low & ~1;  // level 0: tile k0 + at, the lane's first or second aggregate
-    const jitvec_acc_t first = jitvec_shfl(cur0, at >> 1), second = jitvec_shfl(cur1, at >> 1);
-    small[0] = (at & 1) ? second : first;
-  }
-  small[1] = jitvec_shfl(node, (low & ~3) >> 1);
 #pragma unroll
-  for (int b = 2; b < LOG_B; ++b) {
-    node = jitvec_apply(node, jitvec_shfl_down(node, 1 << (b - 2)));  // level b: lane q * 2^(b-1) holds node q
-    small[b] = jitvec_shfl(node, (low & ~((2 << b) - 1)) >> 1);
+  for (int b = 0; b < A; ++b) {
+    const int base = low & ~((2 << b) - 1);
+    const int index = (base & (AGG - 1)) >> b;  // the same in every lane
+    jitvec_acc_t pick = cur[0];
+#pragma unroll
+    for (int j = 1; j < (AGG >> b); ++j) {
+      if (j == index) pick = cur[j];
+    }
+    small[b] = jitvec_shfl(pick, base >> A);
+#pragma unroll
+    for (int j = 0; j < (AGG >> (b + 1)); ++j) cur[j] = jitvec_apply(cur[2 * j], cur[2 * j + 1]);
+  }
+  jitvec_acc_t node = cur[0];
+  small[A] = jitvec_shfl(node, (low & ~((2 << A) - 1)) >> A);
+#pragma unroll
+  for (int b = A + 1; b < LOG_B; ++b) {
+    node = jitvec_apply(node, jitvec_shfl_down(node, 1 << (b - A - 1)));
+    small[b] = jitvec_shfl(node, (low & ~((2 << b) - 1)) >> A);
   }
   // The smallest higher digit: the previous block's tree, then its halves, smallest first.
   jitvec_acc_t smallest_high = a;
   if (high) {
-    jitvec_acc_t t = jitvec_apply(prev0, prev1);
+#pragma unroll
+    for (int b = 0; b < A; ++b) {
+#pragma unroll
+      for (int j = 0; j < (AGG >> (b + 1)); ++j) prev[j] = jitvec_apply(prev[2 * j], prev[2 * j + 1]);
+    }
+    jitvec_acc_t t = prev[0];
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) t = jitvec_apply(t, jitvec_shfl_down(t, d));
     smallest_high = jitvec_shfl(t, 0);
@@ -286,114 +320,118 @@ __device__ __forceinline__ void jitvec_scan_stage_wait() {
 #endif
 }
 
-// One tile (kernels/scan.hpp): staged once into shared memory (ROWS x 16 bytes a thread, all
-// copies in flight together), its rows scanned from no carry, A(k) published and P(k-1) found
-// (warp 0) when the line has several tiles (p.work: the status), then each element written with
-// the carry in front. Each thread's exclusive prefixes and the rows' sums are kept in registers
-// for accumulators of up to 8 bytes; wider ones scan the rows again from the stage.
-template <typename InT, typename OutT>
-__device__ __forceinline__ void jitvec_scan_tiles_body(const jitvec_reduction_params& p) {
-  constexpr int BLOCK = ${block}, ROWS = ${rows}, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
-  constexpr int OUT_VEC = 16 / sizeof(OutT);
-  constexpr bool OUT_FITS = (VEC * sizeof(OutT)) % 16 == 0;
-  constexpr bool KEEP = sizeof(jitvec_acc_t) <= 8;
-  __shared__ jitvec_detail::Vec<InT, VEC> stage[ROWS * BLOCK];
-  __shared__ alignas(16) unsigned char sums_bytes[2 * (BLOCK / 32) * sizeof(jitvec_acc_t)];
-  __shared__ alignas(16) unsigned char prefix_bytes[sizeof(jitvec_acc_t)];
-  __shared__ long long tile_id;
-  jitvec_acc_t* sums = reinterpret_cast<jitvec_acc_t*>(sums_bytes);
+// One tile (kernels/scan.hpp), in three steps: jitvec_scan_tile_rows stages it in shared memory
+// (ROWS x 16 bytes a thread, all copies in flight together) and scans its rows from no carry,
+// giving A(k); the kernel's warp 0 then publishes A(k) and finds P(k-1) when the line has
+// several tiles (p.work: the status); jitvec_scan_tile_write writes each element with the carry
+// in front. Accumulators of up to 8 bytes keep each thread's exclusive prefixes in registers and
+// the rows' sums in shared memory between the steps; wider ones scan the rows again from the
+// stage. FULL: the tile has TILE elements (every tile but a line's last) and is read and written
+// 16 bytes at a time, so that every count is a constant and the bounds checks fold away; the
+// folds are the same either way.
+template <typename InT>
+struct jitvec_scan_tile_shape {
+  static constexpr int BLOCK = ${block}, ROWS = ${rows}, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
+  static constexpr bool KEEP = sizeof(jitvec_acc_t) <= 8;
+};
+
+// Row u of a tile of `len` elements from the stage: thread t's inclusive folds in x (m of them),
+// its exclusive prefix and the row's sum.
+template <typename InT, bool FULL>
+__device__ __forceinline__ void jitvec_scan_tile_row(const jitvec_detail::Vec<InT, 16 / sizeof(InT)>* stage, int len, int u,
+                                                     jitvec_acc_t (&x)[16 / sizeof(InT)], int& m, jitvec_acc_t* sums,
+                                                     jitvec_acc_t& excl, jitvec_acc_t& total) {
+  using S = jitvec_scan_tile_shape<InT>;
   const int t = threadIdx.x;
-  if (t == 0) {
-    tile_id = p.work ? static_cast<long long>(atomicAdd(static_cast<unsigned long long*>(p.work), 1ull))
-                     : static_cast<long long>(blockIdx.x);
-  }
-  __syncthreads();
-  const long long id = tile_id;
-  const long long line = id / p.chunks, k = id - line * p.chunks;
-  const long long start = k * TILE;
-  const long long rest = p.length - start;
-  const int len = static_cast<int>(rest < TILE ? rest : TILE);
-  const InT* in = static_cast<const InT*>(p.in) + jitvec_offset(p.out_sizes, p.out_in_strides, p.out_ndim, line);
-  OutT* out = static_cast<OutT*>(p.out) + jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line);
-  const long long s_in = p.red_strides[0], s_out = p.axis_out_stride;
-  const bool vec_in = (p.vectorized & 1) && len == TILE;
-  const bool vec_out = OUT_FITS && (p.vectorized & 2) && len == TILE;
+  const int row_len = FULL ? S::ROW : len - u * S::ROW;  // the same in every thread, > 0
+  const int active = FULL ? S::BLOCK : row_len < S::ROW ? (row_len + S::VEC - 1) / S::VEC : S::BLOCK;
+  m = FULL ? S::VEC : row_len - t * S::VEC;
+  m = m < 0 ? 0 : m > S::VEC ? S::VEC : m;
+  if (m > 0) {
+    const jitvec_detail::Vec<InT, S::VEC> r = stage[u * S::BLOCK + t];
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u) {
-    int m = len - u * ROW - t * VEC;
-    m = m < 0 ? 0 : m > VEC ? VEC : m;
-    if (m > 0) jitvec_scan_stage<InT, VEC>(&stage[u * BLOCK + t], in, start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC, m, s_in, vec_in);
+    for (int e = 0; e < S::VEC; ++e) {
+      if (e < m) x[e] = static_cast<jitvec_acc_t>(r.v[e]);
+    }
+  }
+  jitvec_scan_row<S::VEC>(x, m, active, sums + (u & 1) * (S::BLOCK / 32), excl, total);
+}
+
+// Stages tile k of `line` (`len` elements) and scans its rows from no carry: each thread's
+// exclusive prefixes in excl and the rows' sums in totals (KEEP); returns A(k).
+template <typename InT, bool FULL>
+__device__ __forceinline__ jitvec_acc_t jitvec_scan_tile_rows(const jitvec_reduction_params& p, long long line, long long k, int len,
+                                                              jitvec_detail::Vec<InT, 16 / sizeof(InT)>* stage, jitvec_acc_t* sums,
+                                                              jitvec_acc_t* totals, jitvec_acc_t (&excl)[${rows}]) {
+  using S = jitvec_scan_tile_shape<InT>;
+  const int t = threadIdx.x;
+  if (FULL) len = S::TILE;
+  const long long start = k * S::TILE;
+  const InT* in = static_cast<const InT*>(p.in) + jitvec_offset(p.out_sizes, p.out_in_strides, p.out_ndim, line);
+  const bool vec_in = FULL;
+#pragma unroll
+  for (int u = 0; u < S::ROWS; ++u) {
+    int m = FULL ? S::VEC : len - u * S::ROW - t * S::VEC;
+    m = m < 0 ? 0 : m > S::VEC ? S::VEC : m;
+    if (m > 0) jitvec_scan_stage<InT, S::VEC>(&stage[u * S::BLOCK + t], in, start + static_cast<long long>(u) * S::ROW + static_cast<long long>(t) * S::VEC, m, p.red_strides[0], vec_in);
   }
   jitvec_scan_stage_wait();
-  // One row from the stage: thread t's inclusive folds in x, its exclusive prefix and the row's sum.
-  auto scan_row = [&](int u, jitvec_acc_t (&x)[VEC], int& m, jitvec_acc_t& excl, jitvec_acc_t& total) {
-    const int row_len = len - u * ROW;  // the same in every thread, > 0
-    const int active = row_len < ROW ? (row_len + VEC - 1) / VEC : BLOCK;
-    m = row_len - t * VEC;
-    m = m < 0 ? 0 : m > VEC ? VEC : m;
-    if (m > 0) {
-      const jitvec_detail::Vec<InT, VEC> r = stage[u * BLOCK + t];
+  jitvec_acc_t a;
 #pragma unroll
-      for (int e = 0; e < VEC; ++e) {
-        if (e < m) x[e] = static_cast<jitvec_acc_t>(r.v[e]);
-      }
-    }
-    jitvec_scan_row<VEC>(x, m, active, sums + (u & 1) * (BLOCK / 32), excl, total);
-  };
-  // The rows from no carry, and the tile's aggregate A(k).
-  jitvec_acc_t excl[KEEP ? ROWS : 1], total[KEEP ? ROWS : 1], a;
-#pragma unroll
-  for (int u = 0; u < ROWS; ++u) {
-    if (len <= u * ROW) break;
-    jitvec_acc_t x[VEC], e_u, t_u;
+  for (int u = 0; u < S::ROWS; ++u) {
+    if (len <= u * S::ROW) break;
+    jitvec_acc_t x[S::VEC], e_u, t_u;
     int m;
-    scan_row(u, x, m, e_u, t_u);
-    if (KEEP) {
-      excl[KEEP ? u : 0] = e_u;
-      total[KEEP ? u : 0] = t_u;
+    jitvec_scan_tile_row<InT, FULL>(stage, len, u, x, m, sums, e_u, t_u);
+    if (S::KEEP) {
+      excl[u] = e_u;
+      if (t == 0) totals[u] = t_u;
     }
     a = u == 0 ? t_u : jitvec_apply(a, t_u);
   }
-  bool has_carry = false;
-  jitvec_acc_t carry;
-  if (p.work) {
-    if (t < 32) {
-      const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + ${header}, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
-                                 2 * p.chunks - __popcll(p.chunks), p.chunks};
-      const jitvec_acc_t prefix = jitvec_scan_look_back(s, line, k, a);
-      if (t == 0) *reinterpret_cast<jitvec_acc_t*>(prefix_bytes) = prefix;
-    }
-    __syncthreads();
-    if (k > 0) {
-      carry = *reinterpret_cast<const jitvec_acc_t*>(prefix_bytes);
-      has_carry = true;
-    }
-  }
+  return a;
+}
+
+// Writes tile k of `line` (`len` elements) from the stage: each row's elements with the carry in
+// front (P(k-1) when has_carry, then the rows' sums chained).
+template <typename InT, typename OutT, bool FULL>
+__device__ __forceinline__ void jitvec_scan_tile_write(const jitvec_reduction_params& p, long long line, long long k, int len,
+                                                       const jitvec_detail::Vec<InT, 16 / sizeof(InT)>* stage, jitvec_acc_t* sums,
+                                                       const jitvec_acc_t* totals, const jitvec_acc_t (&excl)[${rows}],
+                                                       bool has_carry, jitvec_acc_t carry) {
+  using S = jitvec_scan_tile_shape<InT>;
+  constexpr int VEC = S::VEC, OUT_VEC = 16 / sizeof(OutT);
+  constexpr bool OUT_FITS = (VEC * sizeof(OutT)) % 16 == 0;
+  const int t = threadIdx.x;
+  if (FULL) len = S::TILE;
+  const long long start = k * S::TILE;
+  OutT* out = static_cast<OutT*>(p.out) + jitvec_offset(p.out_sizes, p.out_out_strides, p.out_ndim, line);
+  const long long s_out = p.axis_out_stride;
+  const bool vec_out = FULL && OUT_FITS;
 #pragma unroll
-  for (int u = 0; u < ROWS; ++u) {
-    if (len <= u * ROW) break;
+  for (int u = 0; u < S::ROWS; ++u) {
+    if (len <= u * S::ROW) break;
     jitvec_acc_t x[VEC], e_u, t_u;
     int m;
-    if (KEEP) {
+    if (S::KEEP) {
       // The thread's inclusive folds again (the same applies as jitvec_scan_row's first loop).
-      const int row_len = len - u * ROW;
-      m = row_len - t * VEC;
+      m = FULL ? VEC : len - u * S::ROW - t * VEC;
       m = m < 0 ? 0 : m > VEC ? VEC : m;
       if (m > 0) {
-        const jitvec_detail::Vec<InT, VEC> r = stage[u * BLOCK + t];
+        const jitvec_detail::Vec<InT, VEC> r = stage[u * S::BLOCK + t];
         x[0] = static_cast<jitvec_acc_t>(r.v[0]);
 #pragma unroll
         for (int e = 1; e < VEC; ++e) {
           if (e < m) x[e] = jitvec_apply(x[e - 1], static_cast<jitvec_acc_t>(r.v[e]));
         }
       }
-      e_u = excl[KEEP ? u : 0];
-      t_u = total[KEEP ? u : 0];
+      e_u = excl[u];
+      t_u = totals[u];
     } else {
-      scan_row(u, x, m, e_u, t_u);
+      jitvec_scan_tile_row<InT, FULL>(stage, len, u, x, m, sums, e_u, t_u);
     }
     if (m > 0) {
-      const long long first = start + static_cast<long long>(u) * ROW + static_cast<long long>(t) * VEC;
+      const long long first = start + static_cast<long long>(u) * S::ROW + static_cast<long long>(t) * VEC;
       const bool has_excl = t > 0;
       if (has_carry || has_excl) {
         const jitvec_acc_t c = has_carry && has_excl ? jitvec_apply(carry, e_u) : has_carry ? carry : e_u;
@@ -464,7 +502,52 @@ __device__ __forceinline__ void jitvec_scan_line_body(const jitvec_reduction_par
 
 extern "C" __global__ void __launch_bounds__(${block}, sizeof(jitvec_acc_t) <= 4 ? ${min_blocks_4} : sizeof(jitvec_acc_t) <= 8 ? ${min_blocks_8} : ${min_blocks_wide})
     ${tiles}(const jitvec_reduction_params p) {
-  jitvec_scan_tiles_body<jitvec_in_t, jitvec_out_t>(p);
+  using S = jitvec_scan_tile_shape<jitvec_in_t>;
+  __shared__ jitvec_detail::Vec<jitvec_in_t, S::VEC> stage[S::ROWS * S::BLOCK];
+  __shared__ alignas(16) unsigned char sums_bytes[2 * (S::BLOCK / 32) * sizeof(jitvec_acc_t)];
+  __shared__ alignas(16) unsigned char totals_bytes[S::ROWS * sizeof(jitvec_acc_t)];
+  __shared__ alignas(16) unsigned char prefix_bytes[sizeof(jitvec_acc_t)];
+  __shared__ alignas(16) unsigned char parked_bytes[S::KEEP ? S::ROWS * 32 * sizeof(jitvec_acc_t) : 16];
+  __shared__ long long tile_id;
+  jitvec_acc_t* parked = reinterpret_cast<jitvec_acc_t*>(parked_bytes);
+  jitvec_acc_t* sums = reinterpret_cast<jitvec_acc_t*>(sums_bytes);
+  jitvec_acc_t* totals = reinterpret_cast<jitvec_acc_t*>(totals_bytes);
+  const int t = threadIdx.x;
+  if (t == 0) {
+    tile_id = p.work ? static_cast<long long>(atomicAdd(static_cast<unsigned long long*>(p.work), 1ull))
+                     : static_cast<long long>(blockIdx.x);
+  }
+  __syncthreads();
+  const long long id = tile_id;
+  const long long line = id / p.chunks, k = id - line * p.chunks;
+  const long long rest = p.length - k * S::TILE;
+  constexpr bool OUT_FITS = (S::VEC * sizeof(jitvec_out_t)) % 16 == 0;
+  const bool full = rest >= S::TILE && (p.vectorized & 1) && (!OUT_FITS || (p.vectorized & 2));  // the same in the whole block
+  const int len = full ? S::TILE : static_cast<int>(rest);
+  jitvec_acc_t excl[S::ROWS];
+  const jitvec_acc_t a = full ? jitvec_scan_tile_rows<jitvec_in_t, true>(p, line, k, len, stage, sums, totals, excl)
+                              : jitvec_scan_tile_rows<jitvec_in_t, false>(p, line, k, len, stage, sums, totals, excl);
+  if (p.work && t < 32) {
+    // Warp 0 parks its prefixes in shared memory during the look-back, whose registers they
+    // would otherwise take (spilled to local memory).
+#pragma unroll
+    for (int u = 0; u < S::ROWS; ++u) parked[u * 32 + t] = excl[u];
+    const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + ${header}, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
+                               2 * p.chunks - __popcll(p.chunks), p.chunks};
+    const jitvec_acc_t prefix = jitvec_scan_look_back<sizeof(jitvec_acc_t) <= 8 ? ${window_log} : ${window_log_wide}>(s, line, k, a);
+    if (t == 0) *reinterpret_cast<jitvec_acc_t*>(prefix_bytes) = prefix;
+#pragma unroll
+    for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];
+  }
+  if (S::KEEP || p.work) __syncthreads();  // the rows' sums (KEEP) and the prefix
+  const bool has_carry = p.work && k > 0;
+  jitvec_acc_t carry;
+  if (has_carry) carry = *reinterpret_cast<const jitvec_acc_t*>(prefix_bytes);
+  if (full) {
+    jitvec_scan_tile_write<jitvec_in_t, jitvec_out_t, true>(p, line, k, len, stage, sums, totals, excl, has_carry, carry);
+  } else {
+    jitvec_scan_tile_write<jitvec_in_t, jitvec_out_t, false>(p, line, k, len, stage, sums, totals, excl, has_carry, carry);
+  }
 }
 extern "C" __global__ void __launch_bounds__(${block}) ${line_aggregates}(const jitvec_reduction_params p) {
   jitvec_scan_line_body<jitvec_in_t, jitvec_acc_t, false>(p);
@@ -635,6 +718,11 @@ JITVEC_EXPORT void ${line_apply}(const jitvec_reduction_params* p, long long beg
 
 }  // namespace
 
+int scan_window_log() {  // EXPERIMENT
+  const char* v = std::getenv("JITVEC_SCAN_WINDOW_LOG");
+  return v ? std::atoi(v) : kScanWindowLog;
+}
+
 std::int64_t scan_tree_slots(std::int64_t tiles) {
   return 2 * tiles - static_cast<std::int64_t>(std::bitset<64>(static_cast<unsigned long long>(tiles)).count());
 }
@@ -653,6 +741,8 @@ std::int64_t scan_status_bytes(std::int64_t lines, std::int64_t tiles, std::size
 std::string scan_kernels(const codegen::LoopSpec&) {
   return fill(kDevice, {{"block", std::to_string(kCudaBlock)},
                         {"rows", std::to_string(kScanRows)},
+                        {"window_log", std::to_string(scan_window_log())},
+                        {"window_log_wide", std::to_string(kScanWindowLogWide)},
                         {"warps", std::to_string(kCudaBlock / 32)},
                         {"header", std::to_string(kScanStatusHeader)},
                         {"min_blocks_4", std::to_string(kScanMinBlocks4)},

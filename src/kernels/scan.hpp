@@ -74,6 +74,12 @@ inline std::int64_t scan_tile(DType input) {
 inline constexpr int kScanMinBlocks4 = 6;
 inline constexpr int kScanMinBlocks8 = 4;
 inline constexpr int kScanMinBlocksWide = 2;
+/// The GPU look-back rebuilds the ranges that end among the last 2^kScanWindowLog tiles from
+/// those tiles' aggregates (4 a lane of warp 0) instead of waiting for them, for accumulators of
+/// at most 8 bytes; wider ones (more registers a value) use 2^kScanWindowLogWide tiles.
+inline constexpr int kScanWindowLog = 7;
+inline constexpr int kScanWindowLogWide = 6;
+int scan_window_log();  // EXPERIMENT: JITVEC_SCAN_WINDOW_LOG overrides kScanWindowLog
 /// An axis shorter than this takes the lines kind even when it is the fast one.
 inline constexpr std::int64_t kScanTilesMinLength = 64;
 /// Elements of one chunk of the lines kind (GPU and host).
