@@ -1,7 +1,6 @@
 #include "kernels/scan.hpp"
 
 #include <bitset>
-#include <cstdlib>
 
 #include "kernels/kernel_text.hpp"
 
@@ -148,11 +147,6 @@ template <typename T> __device__ __forceinline__ bool jitvec_scan_try(const jitv
   return true;
 }
 
-// Reads `slot` until it is published; its value in `v`.
-template <typename T> __device__ __forceinline__ void jitvec_scan_wait(const jitvec_scan_status& s, long long slot, T& v) {
-  while (!jitvec_scan_try(s, slot, v)) jitvec_scan_pause();
-}
-
 // Warp 0 of tile k of `line`, whose aggregate is `a`: publishes A(k), returns P(k-1) (k > 0) and
 // publishes every aligned range ending at k. Every value is the tree's (kernels/scan.hpp), but
 // the ranges that end among the last tiles are rebuilt here from those tiles' aggregates rather
@@ -211,15 +205,26 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_
     if (!r_prev[j]) r_prev[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
   }
   if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
+  // Then every slot still unpublished is read again, all together, until none is left (one
+  // round trip a retry, however many a lane waits for).
+  auto all_read = [&] {
+    bool all = r_range;
 #pragma unroll
-  for (int j = 0; j < AGG; ++j) {
-    if (!r_cur[j]) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
-  }
+    for (int j = 0; j < AGG; ++j) all = all && r_cur[j] && r_prev[j];
+    return all;
+  };
+  while (!all_read()) {
+    jitvec_scan_pause();
 #pragma unroll
-  for (int j = 0; j < AGG; ++j) {
-    if (!r_prev[j]) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
+    for (int j = 0; j < AGG; ++j) {
+      if (!r_cur[j]) r_cur[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < AGG; ++j) {
+      if (!r_prev[j]) r_prev[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
+    }
+    if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
   }
-  if (!r_range) jitvec_scan_wait(s, slot_range, range);
   __syncwarp();
   // The current window's nodes for k's digits below W (level b: the aligned range of 2^b tiles
   // at k0 + the digits of low above b), each sent to every lane. Levels below A are inside a
@@ -534,7 +539,7 @@ extern "C" __global__ void __launch_bounds__(${block}, sizeof(jitvec_acc_t) <= 4
     for (int u = 0; u < S::ROWS; ++u) parked[u * 32 + t] = excl[u];
     const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + ${header}, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
                                2 * p.chunks - __popcll(p.chunks), p.chunks};
-    const jitvec_acc_t prefix = jitvec_scan_look_back<sizeof(jitvec_acc_t) <= 8 ? ${window_log} : ${window_log_wide}>(s, line, k, a);
+    const jitvec_acc_t prefix = jitvec_scan_look_back<${window_log}>(s, line, k, a);
     if (t == 0) *reinterpret_cast<jitvec_acc_t*>(prefix_bytes) = prefix;
 #pragma unroll
     for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];
@@ -718,11 +723,6 @@ JITVEC_EXPORT void ${line_apply}(const jitvec_reduction_params* p, long long beg
 
 }  // namespace
 
-int scan_window_log() {  // EXPERIMENT
-  const char* v = std::getenv("JITVEC_SCAN_WINDOW_LOG");
-  return v ? std::atoi(v) : kScanWindowLog;
-}
-
 std::int64_t scan_tree_slots(std::int64_t tiles) {
   return 2 * tiles - static_cast<std::int64_t>(std::bitset<64>(static_cast<unsigned long long>(tiles)).count());
 }
@@ -741,8 +741,7 @@ std::int64_t scan_status_bytes(std::int64_t lines, std::int64_t tiles, std::size
 std::string scan_kernels(const codegen::LoopSpec&) {
   return fill(kDevice, {{"block", std::to_string(kCudaBlock)},
                         {"rows", std::to_string(kScanRows)},
-                        {"window_log", std::to_string(scan_window_log())},
-                        {"window_log_wide", std::to_string(kScanWindowLogWide)},
+                        {"window_log", std::to_string(kScanWindowLog)},
                         {"warps", std::to_string(kCudaBlock / 32)},
                         {"header", std::to_string(kScanStatusHeader)},
                         {"min_blocks_4", std::to_string(kScanMinBlocks4)},

@@ -8,8 +8,8 @@
 // value whose bits are fixed before it is published, so a result is the same from run to run.
 //
 //   tiles  (the axis is the fast one) fixed tiles of kScanRows rows of kCudaBlock x VEC
-//          elements (VEC = 16 bytes of the input type: 8192 float32, 4096 float64, 2048
-//          complex128: 32 KB). Inside a tile: thread t holds the VEC consecutive elements
+//          elements (VEC = 16 bytes of the input type: 10240 float32, 5120 float64, 2560
+//          complex128: 40 KB). Inside a tile: thread t holds the VEC consecutive elements
 //          t*VEC... of each row (one 16-byte load, coalesced across the warp; a 16-byte store on the way
 //          out). The order of a row: each thread folds its VEC elements in order (x0, f(x0, x1),
 //          ...); the threads' sums are scanned in each warp by Kogge-Stone steps (lane i takes
@@ -27,17 +27,21 @@
 //          from its tile, 25 from the aggregates' own folds and 2 log2(tiles) across the tiles
 //          (about 80 at 2^28 elements; a sequential scan: up to 2^28).
 //          GPU (jitvec_scan_tiles, one launch): a block takes the next tile from a counter and
-//          stages it in shared memory (32 KB; cp.async from sm_80 on, every copy in flight at
+//          stages it in shared memory (40 KB; cp.async from sm_80 on, every copy in flight at
 //          once), scans its rows, publishes A(k); warp 0 then finds P(k-1) in one round of
-//          reads and publishes every S that ends at tile k (levels 1.. trailing ones of k). The
-//          values are the tree's, but the ranges that end among the last tiles are rebuilt from
-//          aggregates instead of waited for: with k0 = k rounded down to 64, k's digits below
-//          64 are nodes of a tree over the aggregates of [k0, k) (two a lane, shuffles), its
-//          smallest higher digit (the range ending at k0 - 1) is its halves, ranges of 64, 128,
-//          ... tiles ending at least 64 tiles before k0 (read), around the tree of [k0 - 64,
-//          k0)'s aggregates, and its larger digits are read. A tile so waits for its
-//          neighbours' aggregates and for ranges published long before, never for a chain of
-//          other tiles' look-backs. Then the block writes its elements with P(k-1) in front.
+//          reads (every read still unpublished is retried together) and publishes every S that
+//          ends at tile k (levels 1.. trailing ones of k). The values are the tree's, but the
+//          ranges that end among the last tiles are rebuilt from aggregates instead of waited
+//          for: with windows of W = 2^kScanWindowLog = 64 tiles and k0 = k rounded down to W,
+//          k's digits below W are nodes of a tree over the aggregates of [k0, k) (two a lane,
+//          shuffles), its smallest higher digit (the range ending at k0 - 1) is its halves,
+//          ranges of W, 2W, ... tiles ending at least W tiles before k0 (read), around the tree
+//          of [k0 - W, k0)'s aggregates, and its larger digits are read. A tile so waits for
+//          its neighbours' aggregates and for ranges that tiles started at least W tiles
+//          earlier published at the end of their look-backs: a chain of look-backs that
+//          advances W tiles a look-back, faster than the GPU runs through tiles, while a larger
+//          W waits for more aggregates (bench/NOTES.md, session 8, has the measured choice of W
+//          and of the rows). Then the block writes its elements with P(k-1) in front.
 //          Input read once, output written once: 8 bytes an element for float32. A tile waits
 //          only for tiles with smaller numbers, which the counter gave to blocks already
 //          running, so the waits always end.
@@ -64,22 +68,20 @@
 namespace jitvec::kernels {
 
 /// Rows of kCudaBlock x VEC elements in one GPU tile.
-inline constexpr int kScanRows = 8;
+inline constexpr int kScanRows = 10;
 /// Elements of one GPU tile whose step reads `input`.
 inline std::int64_t scan_tile(DType input) {
   return static_cast<std::int64_t>(kScanRows) * kCudaBlock * vector_elements(input);
 }
 /// Blocks a SM the GPU tiles kernel asks for (launch bounds), for accumulators of at most 4
-/// bytes, 8 bytes, and wider; its stage takes 32 KB of shared memory a block.
-inline constexpr int kScanMinBlocks4 = 6;
+/// bytes, 8 bytes, and wider; its stage takes 40 KB of shared memory a block (an H200 SM holds
+/// five: 48 registers a thread for a float32 sum).
+inline constexpr int kScanMinBlocks4 = 5;
 inline constexpr int kScanMinBlocks8 = 4;
 inline constexpr int kScanMinBlocksWide = 2;
-/// The GPU look-back rebuilds the ranges that end among the last 2^kScanWindowLog tiles from
-/// those tiles' aggregates (4 a lane of warp 0) instead of waiting for them, for accumulators of
-/// at most 8 bytes; wider ones (more registers a value) use 2^kScanWindowLogWide tiles.
-inline constexpr int kScanWindowLog = 7;
-inline constexpr int kScanWindowLogWide = 6;
-int scan_window_log();  // EXPERIMENT: JITVEC_SCAN_WINDOW_LOG overrides kScanWindowLog
+/// The GPU look-back rebuilds the ranges that end among the last 2^kScanWindowLog tiles (a
+/// window) from those tiles' aggregates (two a lane of warp 0) instead of waiting for them.
+inline constexpr int kScanWindowLog = 6;
 /// An axis shorter than this takes the lines kind even when it is the fast one.
 inline constexpr std::int64_t kScanTilesMinLength = 64;
 /// Elements of one chunk of the lines kind (GPU and host).

@@ -779,11 +779,6 @@ template <typename T> __device__ __forceinline__ bool jitvec_scan_try(const jitv
   return true;
 }
 
-// Reads `slot` until it is published; its value in `v`.
-template <typename T> __device__ __forceinline__ void jitvec_scan_wait(const jitvec_scan_status& s, long long slot, T& v) {
-  while (!jitvec_scan_try(s, slot, v)) jitvec_scan_pause();
-}
-
 // Warp 0 of tile k of `line`, whose aggregate is `a`: publishes A(k), returns P(k-1) (k > 0) and
 // publishes every aligned range ending at k. Every value is the tree's (kernels/scan.hpp), but
 // the ranges that end among the last tiles are rebuilt here from those tiles' aggregates rather
@@ -842,15 +837,26 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_
     if (!r_prev[j]) r_prev[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
   }
   if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
+  // Then every slot still unpublished is read again, all together, until none is left (one
+  // round trip a retry, however many a lane waits for).
+  auto all_read = [&] {
+    bool all = r_range;
 #pragma unroll
-  for (int j = 0; j < AGG; ++j) {
-    if (!r_cur[j]) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
-  }
+    for (int j = 0; j < AGG; ++j) all = all && r_cur[j] && r_prev[j];
+    return all;
+  };
+  while (!all_read()) {
+    jitvec_scan_pause();
 #pragma unroll
-  for (int j = 0; j < AGG; ++j) {
-    if (!r_prev[j]) jitvec_scan_wait(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
+    for (int j = 0; j < AGG; ++j) {
+      if (!r_cur[j]) r_cur[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < AGG; ++j) {
+      if (!r_prev[j]) r_prev[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
+    }
+    if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
   }
-  if (!r_range) jitvec_scan_wait(s, slot_range, range);
   __syncwarp();
   // The current window's nodes for k's digits below W (level b: the aligned range of 2^b tiles
   // at k0 + the digits of low above b), each sent to every lane. Levels below A are inside a
@@ -962,7 +968,7 @@ __device__ __forceinline__ void jitvec_scan_stage_wait() {
 // folds are the same either way.
 template <typename InT>
 struct jitvec_scan_tile_shape {
-  static constexpr int BLOCK = 256, ROWS = 8, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
+  static constexpr int BLOCK = 256, ROWS = 10, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
   static constexpr bool KEEP = sizeof(jitvec_acc_t) <= 8;
 };
 
@@ -993,7 +999,7 @@ __device__ __forceinline__ void jitvec_scan_tile_row(const jitvec_detail::Vec<In
 template <typename InT, bool FULL>
 __device__ __forceinline__ jitvec_acc_t jitvec_scan_tile_rows(const jitvec_reduction_params& p, long long line, long long k, int len,
                                                               jitvec_detail::Vec<InT, 16 / sizeof(InT)>* stage, jitvec_acc_t* sums,
-                                                              jitvec_acc_t* totals, jitvec_acc_t (&excl)[8]) {
+                                                              jitvec_acc_t* totals, jitvec_acc_t (&excl)[10]) {
   using S = jitvec_scan_tile_shape<InT>;
   const int t = threadIdx.x;
   if (FULL) len = S::TILE;
@@ -1028,7 +1034,7 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_tile_rows(const jitvec_reduc
 template <typename InT, typename OutT, bool FULL>
 __device__ __forceinline__ void jitvec_scan_tile_write(const jitvec_reduction_params& p, long long line, long long k, int len,
                                                        const jitvec_detail::Vec<InT, 16 / sizeof(InT)>* stage, jitvec_acc_t* sums,
-                                                       const jitvec_acc_t* totals, const jitvec_acc_t (&excl)[8],
+                                                       const jitvec_acc_t* totals, const jitvec_acc_t (&excl)[10],
                                                        bool has_carry, jitvec_acc_t carry) {
   using S = jitvec_scan_tile_shape<InT>;
   constexpr int VEC = S::VEC, OUT_VEC = 16 / sizeof(OutT);
@@ -1131,7 +1137,7 @@ __device__ __forceinline__ void jitvec_scan_line_body(const jitvec_reduction_par
   if (!APPLY) static_cast<jitvec_acc_t*>(p.out)[item] = run;
 }
 
-extern "C" __global__ void __launch_bounds__(256, sizeof(jitvec_acc_t) <= 4 ? 6 : sizeof(jitvec_acc_t) <= 8 ? 4 : 2)
+extern "C" __global__ void __launch_bounds__(256, sizeof(jitvec_acc_t) <= 4 ? 5 : sizeof(jitvec_acc_t) <= 8 ? 4 : 2)
     jitvec_scan_tiles(const jitvec_reduction_params p) {
   using S = jitvec_scan_tile_shape<jitvec_in_t>;
   __shared__ jitvec_detail::Vec<jitvec_in_t, S::VEC> stage[S::ROWS * S::BLOCK];
@@ -1165,7 +1171,7 @@ extern "C" __global__ void __launch_bounds__(256, sizeof(jitvec_acc_t) <= 4 ? 6 
     for (int u = 0; u < S::ROWS; ++u) parked[u * 32 + t] = excl[u];
     const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + 16, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
                                2 * p.chunks - __popcll(p.chunks), p.chunks};
-    const jitvec_acc_t prefix = jitvec_scan_look_back<sizeof(jitvec_acc_t) <= 8 ? 7 : 6>(s, line, k, a);
+    const jitvec_acc_t prefix = jitvec_scan_look_back<6>(s, line, k, a);
     if (t == 0) *reinterpret_cast<jitvec_acc_t*>(prefix_bytes) = prefix;
 #pragma unroll
     for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];

@@ -153,7 +153,7 @@ JITVEC_EXPORT void jitvec_cpu_reduce_cols_t(const jitvec_reduction_params* p, lo
 }
 template <typename InT, typename OutT, bool APPLY>
 static jitvec_acc_t jitvec_host_scan_tile(const jitvec_reduction_params& p, long long id) {
-  constexpr int BLOCK = 256, ROWS = 8, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
+  constexpr int BLOCK = 256, ROWS = 10, VEC = 16 / sizeof(InT), ROW = BLOCK * VEC, TILE = ROWS * ROW;
   jitvec_acc_t x[ROW];
   jitvec_acc_t s[BLOCK];
   jitvec_acc_t before[BLOCK / 32];

@@ -27,8 +27,8 @@ TEST_CASE("GPU accumulate: float32 sums in the documented tiles order, bit for b
   Ufunc add = accumulate_engine().ufunc("h5_add");
   const std::int64_t tile = kernels::scan_tile(DType::float32);
   // One partial tile; several; tile counts around powers of two (the tree's ranges: a tile
-  // whose number has one digit, or every digit set; the look-back's blocks of 64 tiles); 8262
-  // tiles (ranges of 8192 tiles).
+  // whose number has one digit, or every digit set; the look-back's windows of 64 tiles);
+  // 10311 tiles (ranges of 8192 tiles).
   for (std::int64_t n : {std::int64_t{1000}, 2 * tile, 3 * tile + 17, 31 * tile + 1, 32 * tile, 33 * tile - 1,
                          64 * tile + 5, 127 * tile + 9, 128 * tile, 129 * tile + 4095, 256 * tile - 3, 257 * tile,
                          1000 * tile + 7, tile * tile + 70 * tile + 3}) {

@@ -68,11 +68,11 @@ TEST_CASE("accumulate: the planner takes tiles along the fast axis, lines elsewh
   const engine::MergedDims rows{{300}, {4096}, {4096}};                     // (300, n) along axis 1
   CHECK(engine::choose_scan(rows, 4096, 1) == kernels::ScanKind::tiles);
   CHECK(engine::choose_scan(rows, kernels::kScanTilesMinLength - 1, 1) == kernels::ScanKind::lines);
-  // Tiles hold kScanRows (8) rows of 256 x 16 bytes of the input: 32 KB.
-  CHECK(kernels::scan_tile(DType::float32) == 8192);
-  CHECK(kernels::scan_tile(DType::float64) == 4096);
-  CHECK(kernels::scan_tile(DType::complex128) == 2048);
-  CHECK(kernels::scan_tile(DType::int8) == 32768);
+  // Tiles hold kScanRows (10) rows of 256 x 16 bytes of the input: 40 KB.
+  CHECK(kernels::scan_tile(DType::float32) == 10240);
+  CHECK(kernels::scan_tile(DType::float64) == 5120);
+  CHECK(kernels::scan_tile(DType::complex128) == 2560);
+  CHECK(kernels::scan_tile(DType::int8) == 40960);
 }
 
 TEST_CASE("accumulate: the written-out GPU tiles order sums every element once", "[accumulate]") {
