@@ -1176,7 +1176,10 @@ extern "C" __global__ void __launch_bounds__(256, sizeof(jitvec_acc_t) <= 4 ? 5 
 #pragma unroll
     for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];
   }
-  if (S::KEEP || p.work) __syncthreads();  // the rows' sums (KEEP) and the prefix
+  // The rows' sums (KEEP) and the prefix; and without KEEP, the write step's first row must not
+  // store its warps' sums before every thread has read the last row's (the same buffer when the
+  // tile has an odd number of rows).
+  __syncthreads();
   const bool has_carry = p.work && k > 0;
   jitvec_acc_t carry;
   if (has_carry) carry = *reinterpret_cast<const jitvec_acc_t*>(prefix_bytes);
