@@ -12,7 +12,7 @@
 #   usage: bash scripts/gpu_check.sh [--no-cpu-tests] [--no-bench] [--no-tests] [--no-peers] [--gpu-only] [--probes]
 #                                    [--no-sanitizers]
 #   (--gpu-only: the GPU-tagged tests and the C++ GPU benchmark, nothing else;
-#    --probes: also bench/probes/kernel_probes.cu, the hand-written kernels of bench/NOTES.md;
+#    --probes: also bench/probes/kernel_probes.cu and scan_probes.cu, the hand-written kernels of bench/NOTES.md;
 #    --no-sanitizers: skip the GPU-tagged tests under compute-sanitizer memcheck and racecheck,
 #    which run with the tests, each bounded by JITVEC_SANITIZER_TIMEOUT seconds, default 300)
 set -uo pipefail
@@ -78,6 +78,8 @@ fi
 if [ $run_probes = 1 ]; then
   step probes bash -c "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) -O3 -arch=sm_90 -std=c++17 -o $B/kernel_probes bench/probes/kernel_probes.cu \
     && $B/kernel_probes"
+  step scan_probes bash -c "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc) -O3 -arch=sm_90 -std=c++17 -o $B/scan_probes bench/probes/scan_probes.cu \
+    && $B/scan_probes"
 fi
 
 if [ $run_bench = 1 ]; then

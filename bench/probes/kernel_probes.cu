@@ -24,15 +24,7 @@
 #include <random>
 #include <vector>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                 \
-                   cudaGetErrorString(e_));                                              \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
+#include "probe_support.cuh"
 
 template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
 
@@ -175,28 +167,6 @@ __global__ void __launch_bounds__(256) tiled_32(const float* __restrict__ x, flo
 }
 
 // ---- harness ----
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() { CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b)); }
-  template <class F> double median_ms(F launch, int reps = 30) {
-    for (int i = 0; i < 3; ++i) launch();
-    CHECK(cudaGetLastError());
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-      CHECK(cudaEventRecord(a));
-      launch();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms);
-    }
-    CHECK(cudaGetLastError());
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
-};
-
 Timer* g_timer;
 double copy_ms(void* dst, const void* src, size_t bytes) {
   return g_timer->median_ms([&] { CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });

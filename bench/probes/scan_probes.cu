@@ -22,15 +22,7 @@
 #include <random>
 #include <vector>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                 \
-                   cudaGetErrorString(e_));                                              \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
+#include "probe_support.cuh"
 
 constexpr int BLOCK = 256, WARPS = BLOCK / 32;
 enum : int { kCounter = 1, kRowScan = 2, kOneBarrier = 4, kNeighbour = 8, kRegisters = 16 };
@@ -185,27 +177,6 @@ __global__ void __launch_bounds__(BLOCK) tile_probe(const float* __restrict__ in
   }
 }
 
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() { CHECK(cudaEventCreate(&a)); CHECK(cudaEventCreate(&b)); }
-  template <class F> double median_ms(F launch, int reps = 30) {
-    for (int i = 0; i < 3; ++i) launch();
-    CHECK(cudaGetLastError());
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-      CHECK(cudaEventRecord(a));
-      launch();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms);
-    }
-    CHECK(cudaGetLastError());
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
-};
 
 // Every element of `got` against the float64 reference: the tile-local inclusive scan, plus
 // (neighbour) the previous tile's total in front, or (copy) the input itself.

@@ -828,25 +828,7 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_
     slot_range = jitvec_scan_slot(s, line, level + LOG_B, k0 - (static_cast<long long>(W) << level) - 1);
     r_range = false;
   }
-#pragma unroll
-  for (int j = 0; j < AGG; ++j) {
-    if (!r_cur[j]) r_cur[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
-  }
-#pragma unroll
-  for (int j = 0; j < AGG; ++j) {
-    if (!r_prev[j]) r_prev[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
-  }
-  if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
-  // Then every slot still unpublished is read again, all together, until none is left (one
-  // round trip a retry, however many a lane waits for).
-  auto all_read = [&] {
-    bool all = r_range;
-#pragma unroll
-    for (int j = 0; j < AGG; ++j) all = all && r_cur[j] && r_prev[j];
-    return all;
-  };
-  while (!all_read()) {
-    jitvec_scan_pause();
+  auto read_unpublished = [&] {
 #pragma unroll
     for (int j = 0; j < AGG; ++j) {
       if (!r_cur[j]) r_cur[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, c0 + j), cur[j]);
@@ -856,6 +838,19 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_
       if (!r_prev[j]) r_prev[j] = jitvec_scan_try(s, jitvec_scan_slot(s, line, 0, p0 + j), prev[j]);
     }
     if (!r_range) r_range = jitvec_scan_try(s, slot_range, range);
+  };
+  auto all_read = [&] {
+    bool all = r_range;
+#pragma unroll
+    for (int j = 0; j < AGG; ++j) all = all && r_cur[j] && r_prev[j];
+    return all;
+  };
+  read_unpublished();
+  // Then every slot still unpublished is read again, all together, until none is left (one
+  // round trip a retry, however many a lane waits for).
+  while (!all_read()) {
+    jitvec_scan_pause();
+    read_unpublished();
   }
   __syncwarp();
   // The current window's nodes for k's digits below W (level b: the aligned range of 2^b tiles
