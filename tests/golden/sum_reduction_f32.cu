@@ -878,7 +878,7 @@ __device__ __forceinline__ jitvec_acc_t jitvec_scan_look_back(const jitvec_scan_
     node = jitvec_apply(node, jitvec_shfl_down(node, 1 << (b - A - 1)));
     small[b] = jitvec_shfl(node, (low & ~((2 << b) - 1)) >> A);
   }
-  // The smallest higher digit: the previous block's tree, then its halves, smallest first.
+  // The smallest higher digit: the previous window's tree, then its halves, smallest first.
   jitvec_acc_t smallest_high = a;
   if (high) {
 #pragma unroll
