@@ -90,10 +90,10 @@ void matrix_case(const ReduceBenchInputs& in, Record& r, int axis) {
 }
 
 // The scan's bound (README, "Reductions"; kernels/scan.hpp), in float32 roundings of the
-// running sum. tiles: within a tile 4 in a thread, 5 Kogge-Stone steps, up to 8 warps, 8 rows
-// and 2 combinations (~27); the prefix adds the aggregates' own ~25, the tree's levels (15 for
-// the 32768 tiles of 2^28) and the digits of the tile's number folded in order (up to 15):
-// ~82, bounded by 160. lines: a chunk of 256 in order and up to 64 chunk prefixes in order.
+// running sum. tiles: within a tile 4 in a thread, 5 Kogge-Stone steps, up to 8 warps, 10 rows
+// and 2 combinations (~29); the prefix adds the aggregates' own ~27, the tree's levels (15 for
+// the 26215 tiles of 2^28) and the digits of the tile's number folded in order (up to 15):
+// ~86, bounded by 160. lines: a chunk of 256 in order and up to 64 chunk prefixes in order.
 constexpr double kScanTilesBound = 160 * 0x1p-24;
 constexpr double kScanLinesBound = (256 + 64 + 2) * 0x1p-24;
 
@@ -110,11 +110,11 @@ void accumulate_case(const ReduceBenchInputs& in, Record& r) {
   o.target = jitvec::Target::cuda;
   const auto call = [&] { sum.accumulate(dx, 0, o); };
   // The record's ideal is what any scan must move and what this one moves: read once,
-  // written once, 8 bytes an element (plus the status: 16 bytes a tile of 32 KB).
+  // written once, 8 bytes an element (plus the status: 16 bytes a tile of 40 KB).
   const double ideal = 8.0 * static_cast<double>(n);
   time_case(in, r, ideal,
             fmt::format("add.accumulate of {} float32 along its contiguous axis into out=; one "
-                        "pass over tiles of 8192 with a look-back to the aligned ranges of earlier "
+                        "pass over tiles of 10240 with a look-back to the aligned ranges of earlier "
                         "tiles (a fixed tree: the same bits every run); ideal: read once, written "
                         "once (8 bytes an element)",
                         n),

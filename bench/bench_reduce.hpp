@@ -9,7 +9,7 @@
 //     input read once plus the output written once. Targets >= 0.85.
 //   * accumulate_f32: add.accumulate of 2^28 float32 along its contiguous axis into out=.
 //     Ideal: read once, written once (8 bytes an element, as the peers count it), which is
-//     what the one-pass tiles kernel moves (plus 16 bytes of status a 32 KB tile). Target >=
+//     what the one-pass tiles kernel moves (plus 16 bytes of status a 40 KB tile). Target >=
 //     0.70.
 //   * accumulate_axis0_f32: add.accumulate of a (2^14, 2^14) float32 matrix ((2^10, 2^10)
 //     with --quick) along axis 0 (the lines kind). Ideal: read once, written once.

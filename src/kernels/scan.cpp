@@ -522,22 +522,26 @@ extern "C" __global__ void __launch_bounds__(${block}, sizeof(jitvec_acc_t) <= 4
   const long long line = id / p.chunks, k = id - line * p.chunks;
   const long long rest = p.length - k * S::TILE;
   constexpr bool OUT_FITS = (S::VEC * sizeof(jitvec_out_t)) % 16 == 0;
-  const bool full = rest >= S::TILE && (p.vectorized & 1) && (!OUT_FITS || (p.vectorized & 2));  // the same in the whole block
+  const bool full = rest >= S::TILE && (p.vectorized & ${vector_loads}) && (!OUT_FITS || (p.vectorized & ${vector_stores}));  // the same in the whole block
   const int len = full ? S::TILE : static_cast<int>(rest);
   jitvec_acc_t excl[S::ROWS];
   const jitvec_acc_t a = full ? jitvec_scan_tile_rows<jitvec_in_t, true>(p, line, k, len, stage, sums, totals, excl)
                               : jitvec_scan_tile_rows<jitvec_in_t, false>(p, line, k, len, stage, sums, totals, excl);
   if (p.work && t < 32) {
-    // Warp 0 parks its prefixes in shared memory during the look-back, whose registers they
-    // would otherwise take (spilled to local memory).
+    // Warp 0 parks its prefixes (KEEP: without it there are none) in shared memory during the
+    // look-back, whose registers they would otherwise take (spilled to local memory).
+    if constexpr (S::KEEP) {
 #pragma unroll
-    for (int u = 0; u < S::ROWS; ++u) parked[u * 32 + t] = excl[u];
+      for (int u = 0; u < S::ROWS; ++u) parked[u * 32 + t] = excl[u];
+    }
     const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + ${header}, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
                                2 * p.chunks - __popcll(p.chunks), p.chunks};
     const jitvec_acc_t prefix = jitvec_scan_look_back<${window_log}>(s, line, k, a);
     if (t == 0) *reinterpret_cast<jitvec_acc_t*>(prefix_bytes) = prefix;
+    if constexpr (S::KEEP) {
 #pragma unroll
-    for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];
+      for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];
+    }
   }
   // The rows' sums (KEEP) and the prefix; and without KEEP, the write step's first row must not
   // store its warps' sums before every thread has read the last row's (the same buffer when the
@@ -740,6 +744,8 @@ std::string scan_kernels(const codegen::LoopSpec&) {
   return fill(kDevice, {{"block", std::to_string(kCudaBlock)},
                         {"rows", std::to_string(kScanRows)},
                         {"window_log", std::to_string(kScanWindowLog)},
+                        {"vector_loads", std::to_string(kScanVectorLoads)},
+                        {"vector_stores", std::to_string(kScanVectorStores)},
                         {"warps", std::to_string(kCudaBlock / 32)},
                         {"header", std::to_string(kScanStatusHeader)},
                         {"min_blocks_4", std::to_string(kScanMinBlocks4)},

@@ -1160,16 +1160,20 @@ extern "C" __global__ void __launch_bounds__(256, sizeof(jitvec_acc_t) <= 4 ? 5 
   const jitvec_acc_t a = full ? jitvec_scan_tile_rows<jitvec_in_t, true>(p, line, k, len, stage, sums, totals, excl)
                               : jitvec_scan_tile_rows<jitvec_in_t, false>(p, line, k, len, stage, sums, totals, excl);
   if (p.work && t < 32) {
-    // Warp 0 parks its prefixes in shared memory during the look-back, whose registers they
-    // would otherwise take (spilled to local memory).
+    // Warp 0 parks its prefixes (KEEP: without it there are none) in shared memory during the
+    // look-back, whose registers they would otherwise take (spilled to local memory).
+    if constexpr (S::KEEP) {
 #pragma unroll
-    for (int u = 0; u < S::ROWS; ++u) parked[u * 32 + t] = excl[u];
+      for (int u = 0; u < S::ROWS; ++u) parked[u * 32 + t] = excl[u];
+    }
     const jitvec_scan_status s{static_cast<unsigned char*>(p.work) + 16, p.outputs * (2 * p.chunks - __popcll(p.chunks)),
                                2 * p.chunks - __popcll(p.chunks), p.chunks};
     const jitvec_acc_t prefix = jitvec_scan_look_back<6>(s, line, k, a);
     if (t == 0) *reinterpret_cast<jitvec_acc_t*>(prefix_bytes) = prefix;
+    if constexpr (S::KEEP) {
 #pragma unroll
-    for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];
+      for (int u = 0; u < S::ROWS; ++u) excl[u] = parked[u * 32 + t];
+    }
   }
   // The rows' sums (KEEP) and the prefix; and without KEEP, the write step's first row must not
   // store its warps' sums before every thread has read the last row's (the same buffer when the

@@ -1,7 +1,7 @@
 // Golden generated sources: the whole module text of four representative loops and of a float32
-// sum's reduce/accumulate module, GPU and host,
-// checked in under tests/golden/ and compared here, so every change to generated code shows as
-// a readable diff in review. After an intended change, regenerate them with
+// sum's reduce/accumulate module, GPU and host, checked in under tests/golden/ and compared
+// here, so every change to generated code shows as a readable diff in review. After an
+// intended change, regenerate them with
 //   bash scripts/update_golden.sh
 // (which runs this test with JITVEC_UPDATE_GOLDEN=1) and commit the new files with the change.
 #include <cstdlib>
