@@ -40,8 +40,7 @@ Figures parse_child_output(const jitvec::cpu::ProcessResult& run) {
     if (equals == std::string::npos) continue;
     figures[token.substr(0, equals)] = std::stod(token.substr(equals + 1));
   }
-  for (const char* key :
-       {"context_ms", "definitions_ms", "alloc_ms", "upload_ms", "load_ms", "call_ms", "verified"}) {
+  for (const char* key : {"context_ms", "first_result_ms", "compiles", "verified"}) {
     if (!figures.count(key)) {
       throw std::runtime_error(fmt::format("the start-up child's line lacks {}: {}", key,
                                            run.output.substr(marker, line_end - marker)));
@@ -50,10 +49,22 @@ Figures parse_child_output(const jitvec::cpu::ProcessResult& run) {
   return figures;
 }
 
-Figures run_child(const std::filesystem::path& samples, const std::filesystem::path& cache_dir) {
-  return parse_child_output(jitvec::cpu::run_program(
+// One child, with NVRTC's own cache of compiled programs (the driver's compute cache, which
+// NVRTC 12.9+ reads) turned off, so a cold run compiles for real.
+Figures run_child(const std::filesystem::path& samples, const std::string& case_name,
+                  const std::filesystem::path& cache_dir) {
+  const char* before = std::getenv("CUDA_CACHE_DISABLE");
+  const std::string saved = before ? before : "";
+  ::setenv("CUDA_CACHE_DISABLE", "1", 1);
+  jitvec::cpu::ProcessResult run = jitvec::cpu::run_program(
       {std::filesystem::read_symlink("/proc/self/exe").string(), "--samples", samples.string(),
-       kStartupChildFlag, cache_dir.string()}));
+       kStartupCaseFlag, case_name, kStartupChildFlag, cache_dir.string()});
+  if (before) {
+    ::setenv("CUDA_CACHE_DISABLE", saved.c_str(), 1);
+  } else {
+    ::unsetenv("CUDA_CACHE_DISABLE");
+  }
+  return parse_child_output(run);
 }
 
 std::filesystem::path make_temporary_folder() {
@@ -66,15 +77,13 @@ std::filesystem::path make_temporary_folder() {
 }
 
 // The median of each figure over the runs, as one record.
-Record summarize(const std::string& case_name, const std::vector<Figures>& runs) {
-  Record record{case_name, "jitvec", kElements, "float32"};
+Record summarize(const std::string& record_name, const std::string& case_name, bool cold,
+                 const std::vector<Figures>& runs) {
+  Record record{record_name, "jitvec", kElements, case_name == "zero_suppress" ? "int16" : "float32"};
   std::map<std::string, std::vector<double>> columns;
   bool all_verified = true;
   for (const Figures& run : runs) {
     for (const auto& [key, value] : run) columns[key].push_back(value);
-    columns["first_result_ms"].push_back(run.at("definitions_ms") + run.at("alloc_ms") +
-                                         run.at("upload_ms") + run.at("load_ms") +
-                                         run.at("call_ms"));
     all_verified = all_verified && run.at("verified") == 1.0;
   }
   record.time_ms = median(columns["first_result_ms"]);
@@ -84,110 +93,144 @@ Record summarize(const std::string& case_name, const std::vector<Figures>& runs)
   }
   record.extra.emplace_back("runs", static_cast<double>(runs.size()));
   record.method = fmt::format(
-      "fresh process (re-exec), time from after the context to the first result on the host "
-      "(Engine + definitions + first device allocation + upload of 1024 floats + loading the "
-      "loop + first call + copy back), median of {} runs",
-      runs.size());
+      "fresh process (re-exec) with NVRTC's own cache off (CUDA_CACHE_DISABLE=1), {}; time from "
+      "after the context (and the first device allocation) to the first result on the host: "
+      "Engine + definitions + upload of 1024 elements + the first call as the {} sample makes "
+      "it (compiling or loading its kernel) + copy back; median of {} runs",
+      cold ? "an empty jitvec cache" : "the jitvec cache a cold run filled", case_name, runs.size());
   return record;
 }
 
 }  // namespace
 
-int run_startup_child(const std::filesystem::path& cache_dir,
-                      const std::filesystem::path& definitions, Clock::time_point main_start) {
+namespace {
+
+constexpr const char* kAddSource =
+    "__device__ float startup_add(float a, float b) { return a + b; }";
+
+// The first call of case `name`, made the way its sample makes it (device arrays in, the result
+// copied back), checked against float64. Returns whether it passed.
+bool first_call(const std::string& name, jitvec::Engine& engine, const std::filesystem::path& samples) {
+  const std::vector<float> x = uniform_floats(kElements, -3.0, 3.0, 11);
+  const std::vector<float> y = uniform_floats(kElements, 0.5, 4.0, 12);
+  if (name == "gaussian_pdf") {
+    engine.load_definitions(samples / "gaussian_pdf.toml");
+    const jitvec::Array xd = jitvec::to_device(x);
+    const std::vector<float> out = engine.ufunc("gaussian_pdf")(xd, 0.0f, 1.0f).to_vector<float>();
+    return check_output(out, [&](std::int64_t i) { return gaussian_pdf_reference(x[static_cast<std::size_t>(i)], 0, 1); },
+                        kGaussianFloat32).passed();
+  }
+  if (name == "polar_distance") {
+    engine.load_definitions(samples / "polar_distance.toml");
+    const std::vector<float> t = uniform_floats(kElements, -3.0, 3.0, 13);
+    const jitvec::Array r1 = jitvec::to_device(y), t1 = jitvec::to_device(x), r2 = jitvec::to_device(y),
+                        t2 = jitvec::to_device(t);
+    const std::vector<float> out = engine.ufunc("polar_distance")(r1, t1, r2, t2).to_vector<float>();
+    return check_output(out, [&](std::int64_t i) {
+             const auto k = static_cast<std::size_t>(i);
+             return polar_distance_reference(y[k], x[k], y[k], t[k]);
+           }, kPolarFloat32).passed();
+  }
+  if (name == "zero_suppress") {
+    engine.load_definitions(samples / "zero_suppress.toml");
+    std::vector<std::int16_t> v(static_cast<std::size_t>(kElements));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int16_t>(x[i] * 1000.0f);
+    const jitvec::Array vd = jitvec::to_device(v);
+    const std::vector<std::int16_t> out =
+        engine.ufunc("zero_suppress")(vd, std::int16_t{1500}).to_vector<std::int16_t>();
+    std::vector<float> got(out.begin(), out.end());
+    return check_output(got, [&](std::int64_t i) { return zero_suppress_reference(v[static_cast<std::size_t>(i)], 1500); },
+                        kExact).passed();
+  }
+  if (name == "add") {
+    const jitvec::Ufunc add = engine.vectorize("startup_add", {"float32(float32, float32)"}, kAddSource);
+    const jitvec::Array xd = jitvec::to_device(x), yd = jitvec::to_device(y);
+    const std::vector<float> out = add(xd, yd).to_vector<float>();
+    return check_output(out, [&](std::int64_t i) {
+             const auto k = static_cast<std::size_t>(i);
+             return static_cast<double>(x[k]) + static_cast<double>(y[k]);
+           }, kAddFloat32).passed();
+  }
+  throw std::runtime_error("no start-up case named '" + name + "'");
+}
+
+}  // namespace
+
+int run_startup_child(const std::filesystem::path& cache_dir, const std::string& case_name,
+                      const std::filesystem::path& samples, Clock::time_point main_start) {
   jitvec::cuda::ContextGuard context(0);
+  // The process's first device allocation (the pool's first mapping), before the clock starts:
+  // it is the driver's, paid by every CUDA program.
+  { const jitvec::Array first = jitvec::Array::empty(jitvec::DType::float32, {kElements},
+                                                     jitvec::Memory::device, 0); }
   const double context_ms = ms_since(main_start);
 
-  Clock::time_point phase = Clock::now();
+  const Clock::time_point started = Clock::now();
   jitvec::EngineOptions options;
   options.cache.dir = cache_dir;
   options.cache.read_only_dirs = std::vector<std::filesystem::path>{};
   options.cache.disabled = false;
   jitvec::Engine engine(options);
-  engine.load_definitions(definitions);
-  const jitvec::Ufunc gaussian_pdf = engine.ufunc("gaussian_pdf");
-  const double definitions_ms = ms_since(phase);
-
-  const std::vector<float> x = uniform_floats(kElements, -3.0, 3.0, 11);
-  // The process's first device allocation, timed apart from the copy (it was the pool's first
-  // mapping of memory, 8-10 ms, before the context warmed the pool up).
-  phase = Clock::now();
-  { const jitvec::Array first = jitvec::Array::empty(jitvec::DType::float32, {kElements},
-                                                     jitvec::Memory::device, 0); }
-  const double alloc_ms = ms_since(phase);
-
-  phase = Clock::now();
-  const jitvec::Array x_device = jitvec::to_device(x);
-  const double upload_ms = ms_since(phase);
-
-  // The loop: disk cache read (or NVRTC) and module load, timed apart from the call, which then
-  // loads the kernel it launches, runs it and copies the result back.
-  phase = Clock::now();
-  gaussian_pdf.precompile(0, jitvec::Target::cuda);
-  const double load_ms = ms_since(phase);
-
-  phase = Clock::now();
-  const std::vector<float> y = gaussian_pdf(x_device, 0.0f, 1.0f).to_vector<float>();
-  const double call_ms = ms_since(phase);
-
-  const Check check = check_output(
-      y,
-      [&](std::int64_t i) { return gaussian_pdf_reference(x[static_cast<std::size_t>(i)], 0, 1); },
-      kGaussianFloat32);
+  const bool passed = first_call(case_name, engine, samples);
+  const double first_result_ms = ms_since(started);
   const jitvec::EngineStats stats = engine.stats();
-  fmt::print(
-      "{} context_ms={} definitions_ms={} alloc_ms={} upload_ms={} load_ms={} call_ms={} "
-      "disk_read_ms={} module_load_ms={} compiles={} disk_hits={} verified={}\n",
-      kResultMarker, context_ms, definitions_ms, alloc_ms, upload_ms, load_ms, call_ms,
-      stats.disk_read_seconds * 1e3, stats.load_seconds * 1e3, stats.compiles,
-      stats.disk_hits, check.passed() ? 1 : 0);
-  if (!check.passed()) fmt::print("{}\n", check.describe());
-  return check.passed() ? 0 : 1;
+  fmt::print("{} context_ms={} first_result_ms={} compile_ms={} disk_read_ms={} module_load_ms={} "
+             "compiles={} disk_hits={} verified={}\n",
+             kResultMarker, context_ms, first_result_ms, stats.compile_seconds * 1e3,
+             stats.disk_read_seconds * 1e3, stats.load_seconds * 1e3, stats.compiles,
+             stats.disk_hits, passed ? 1 : 0);
+  return passed ? 0 : 1;
 }
 
 std::vector<Record> measure_startup(const std::filesystem::path& samples, int cold_runs,
                                     int warm_runs) {
-  std::vector<Figures> cold, warm;
-  std::vector<std::filesystem::path> folders;
-  auto remove_folders = [&] {
-    for (const auto& folder : folders) {
-      std::error_code ignored;
-      std::filesystem::remove_all(folder, ignored);
-    }
-  };
-  try {
-    for (int run = 0; run < cold_runs; ++run) {
-      folders.push_back(make_temporary_folder());
-      cold.push_back(run_child(samples, folders.back()));
-    }
-    for (int run = 0; run < warm_runs; ++run) {
-      warm.push_back(run_child(samples, folders.front()));
-    }
-  } catch (...) {
-    remove_folders();
-    throw;
-  }
-  remove_folders();
-
+  std::vector<Record> records;
   std::vector<double> context;
-  for (const auto* runs : {&cold, &warm}) {
-    for (const Figures& run : *runs) context.push_back(run.at("context_ms"));
+  for (const char* case_name : kStartupCases) {
+    std::vector<Figures> cold, warm;
+    std::vector<std::filesystem::path> folders;
+    auto remove_folders = [&] {
+      for (const auto& folder : folders) {
+        std::error_code ignored;
+        std::filesystem::remove_all(folder, ignored);
+      }
+    };
+    try {
+      for (int run = 0; run < cold_runs; ++run) {
+        folders.push_back(make_temporary_folder());
+        cold.push_back(run_child(samples, case_name, folders.back()));
+      }
+      for (int run = 0; run < warm_runs; ++run) warm.push_back(run_child(samples, case_name, folders.front()));
+    } catch (...) {
+      remove_folders();
+      throw;
+    }
+    remove_folders();
+    for (const auto* runs : {&cold, &warm}) {
+      for (const Figures& run : *runs) context.push_back(run.at("context_ms"));
+    }
+    Record cold_record = summarize(fmt::format("startup_cold_{}", case_name), case_name, true, cold);
+    Record warm_record = summarize(fmt::format("startup_warm_{}", case_name), case_name, false, warm);
+    for (const Figures& run : warm) {
+      if (run.at("compiles") != 0.0) {
+        warm_record.error = "a warm-cache run compiled instead of loading the disk cache";
+      }
+    }
+    for (const Figures& run : cold) {
+      if (run.at("compiles") != 1.0) cold_record.error = "a cold run did not compile exactly one kernel";
+    }
+    records.push_back(std::move(cold_record));
+    records.push_back(std::move(warm_record));
   }
   Record driver{"startup_context", "cuda-driver", 0, "-"};
   driver.time_ms = median(context);
   driver.has_output = false;
   driver.method = fmt::format(
-      "dlopen(libcuda) + cuInit + primary context (jitvec's, which warms up the memory pool), "
-      "from main() in a fresh process, median of {} runs",
+      "dlopen(libcuda) + cuInit + primary context (jitvec's, which warms up the memory pool) + "
+      "the first device allocation, from main() in a fresh process, median of {} runs",
       context.size());
-  Record cold_record = summarize("startup_cold", cold);
-  Record warm_record = summarize("startup_warm", warm);
-  for (const Figures& run : warm) {
-    if (run.at("compiles") != 0.0) {
-      warm_record.error = "a warm-cache run compiled instead of loading the disk cache";
-    }
-  }
-  return {driver, cold_record, warm_record};
+  records.insert(records.begin(), std::move(driver));
+  return records;
 }
 
 }  // namespace bench

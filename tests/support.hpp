@@ -5,6 +5,8 @@
 //   temporary folder of its own (so tests never touch the user's cache), with the test ufuncs
 //   defined once.
 // - gpu_usable()/gpu_skip_reason(): whether GPU tests can run here.
+// - run_tool(): starts a program of tests/tools with arguments and environment changes, and
+//   returns its exit status and output.
 // - TestArray: host data in a base buffer (64-bit aligned) plus a view (offset, shape,
 //   strides), from which it makes the jitvec::Array view in host memory or, with the same
 //   offset and strides, in device memory; element(i) reads the view as double for references.
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -33,6 +36,17 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+struct ChildResult {
+  int exit_status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+/// Runs tests/tools/<tool> with `args`, this process's environment changed by `changes` (a
+/// value of nullptr unsets the variable), and returns its exit status and output. Throws
+/// std::runtime_error when it cannot be started or does not exit normally.
+ChildResult run_tool(const std::string& tool, const std::vector<std::string>& args,
+                     const std::map<std::string, const char*>& changes);
 
 /// The process-wide engine used by the ufunc tests (cache in a private temp folder).
 jitvec::Engine& shared_engine();

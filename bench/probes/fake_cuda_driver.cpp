@@ -10,6 +10,11 @@
 // the kernel choice) and nothing of the driver, so `perf record` shows jitvec's share alone.
 // The results of calls are NOT computed: do not test values with it.
 //
+// Kernels are told apart by name: cuModuleGetFunction hands each distinct name its own handle,
+// and `fake_cuda_last_launched()` names the kernel of the last cuLaunchKernel (tests/tools/
+// on_demand_probe reads it to check which kernel each layout launched; the library is also
+// built as jitvec_fake_cuda_driver for the tests).
+//
 // It counts the calls of every entry point: `fake_cuda_driver_calls()` is the total so far (a
 // profile reads it before and after N calls: driver calls per call), and with
 // FAKE_CUDA_LOG_CALLS=1 in the environment the counts per entry point are printed to stderr at
@@ -34,6 +39,11 @@ namespace {
 
 int g_context_tag, g_module_tag, g_function_tags[256], g_stream_tag, g_event_tag, g_pool_tag;
 std::atomic<unsigned long long> g_launches{0};
+// The names of the kernels handed out (g_function_tags[i] is kernel i) and the last launched.
+std::mutex g_function_mutex;
+std::unordered_map<std::string, int> g_function_index;
+std::string g_function_names[256];
+std::atomic<int> g_last_launched{-1};
 thread_local CUcontext g_current = nullptr;
 
 CUresult ok() { return CUDA_SUCCESS; }
@@ -94,7 +104,10 @@ CUresult module_load_data(CUmodule* m, const void*) {
   return CUDA_SUCCESS;
 }
 CUresult module_get_function(CUfunction* f, CUmodule, const char* name) {
-  *f = reinterpret_cast<CUfunction>(&g_function_tags[std::hash<std::string>()(name) % 256]);
+  std::lock_guard<std::mutex> lock(g_function_mutex);
+  auto [it, added] = g_function_index.emplace(name, static_cast<int>(g_function_index.size()) % 256);
+  if (added) g_function_names[it->second] = name;
+  *f = reinterpret_cast<CUfunction>(&g_function_tags[it->second]);
   return CUDA_SUCCESS;
 }
 CUresult func_get_attribute(int* value, CUfunction_attribute, CUfunction) {
@@ -105,9 +118,10 @@ CUresult occupancy(int* blocks, CUfunction, int, size_t) {
   *blocks = 8;
   return CUDA_SUCCESS;
 }
-CUresult launch_kernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+CUresult launch_kernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                        unsigned, CUstream, void**, void**) {
   g_launches.fetch_add(1, std::memory_order_relaxed);
+  g_last_launched.store(static_cast<int>(reinterpret_cast<int*>(f) - g_function_tags), std::memory_order_relaxed);
   return CUDA_SUCCESS;
 }
 CUresult mem_alloc(CUdeviceptr* p, size_t bytes) {
@@ -299,5 +313,13 @@ unsigned long long fake_cuda_driver_calls() { return g_total_calls.load(); }
 
 /// Kernel launches so far (for a profile program that wants to check it launched).
 unsigned long long fake_cuda_launches() { return g_launches.load(); }
+
+/// The name of the kernel the last cuLaunchKernel launched ("" before the first launch).
+const char* fake_cuda_last_launched() {
+  const int index = g_last_launched.load(std::memory_order_relaxed);
+  if (index < 0 || index >= 256) return "";
+  std::lock_guard<std::mutex> lock(g_function_mutex);
+  return g_function_names[index].c_str();
+}
 
 }  // extern "C"

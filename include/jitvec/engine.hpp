@@ -58,6 +58,12 @@ struct VectorizeOptions {
   /// The identity of a two-input ufunc's reduce (0 for an add, 1 for a multiply; none for a
   /// maximum): the result of an empty reduction, converted to the accumulator type.
   std::optional<double> identity;
+  /// Lets the compilers fuse a * b + c into one FMA (one rounding instead of two) in the
+  /// ufunc's map loops: NVRTC's -fmad=true, the host compiler's -ffp-contract=fast. Off by
+  /// default, so every target gives NumPy's bits for arithmetic (as Numba's fastmath=False);
+  /// a fastmath loop may differ in the last bit between targets. `fastmath = true` in a
+  /// definition file.
+  bool fastmath = false;
 };
 
 /// Counters since the engine was made (all threads, all targets).

@@ -144,7 +144,13 @@ int run_show(const CacheArguments& args) {
   if (const std::string* log = entry->payload(cache::payload_kind::log); log && !log->empty()) {
     fmt::print("compiler log:\n{}\n", *log);
   }
-  if (const std::string* source = entry->payload(cache::payload_kind::source)) {
+  // The generated source is the key's "source" field (entries of earlier versions also kept it
+  // as a payload).
+  const std::string* source = entry->payload(cache::payload_kind::source);
+  for (const auto& [tag, value] : entry->key_fields) {
+    if (!source && tag == "source") source = &value;
+  }
+  if (source) {
     fmt::print("generated source:\n{}{}", *source,
                !source->empty() && source->back() == '\n' ? "" : "\n");
   }

@@ -119,11 +119,12 @@ int parse_arch(const std::string& arch) {
   return std::stoi(arch.substr(3, digits - 3));
 }
 
-std::vector<std::string> nvrtc_options(const std::string& arch) {
+std::vector<std::string> nvrtc_options(const std::string& arch, bool contract) {
   parse_arch(arch);
   // -default-device: a function without __device__ is a device function, as on the host
   // (where __device__ means nothing), so both targets accept the same sources.
-  return {"--gpu-architecture=" + arch, "--std=c++17", "--minimal", "-default-device"};
+  return {"--gpu-architecture=" + arch, "--std=c++17", "--minimal", "-default-device",
+          contract ? "-fmad=true" : "-fmad=false"};
 }
 
 std::string nvrtc_version() {
@@ -189,14 +190,14 @@ std::string arch_for_device(int cc_major, int cc_minor) {
 }
 
 CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,
-                        const std::string& arch) {
-  return compile_cuda(source, ufunc_name, arch, compile_time_limit());
+                        const std::string& arch, bool contract) {
+  return compile_cuda(source, ufunc_name, arch, compile_time_limit(), contract);
 }
 
 CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,
                         const std::string& arch,
-                        std::optional<std::chrono::duration<double>> time_limit) {
-  const std::vector<std::string> options = nvrtc_options(arch);
+                        std::optional<std::chrono::duration<double>> time_limit, bool contract) {
+  const std::vector<std::string> options = nvrtc_options(arch, contract);
   const Nvrtc& nvrtc = compile::nvrtc();
   const auto started = std::chrono::steady_clock::now();
 

@@ -28,8 +28,11 @@ struct CudaBinary {
 /// "sm_90" -> 90; throws ArgumentError for anything that is not sm_<digits>.
 int parse_arch(const std::string& arch);
 
-/// The options compile_cuda() passes for `arch` (part of the cache key).
-std::vector<std::string> nvrtc_options(const std::string& arch);
+/// The options compile_cuda() passes for `arch` (part of the cache key). `-fmad=false` unless
+/// `contract`: a * b + c stays two IEEE roundings, as on the host (-ffp-contract=off) and in
+/// NumPy, so every target gives the same bits; `contract` (a ufunc's fastmath) lets NVRTC fuse
+/// it into an FMA.
+std::vector<std::string> nvrtc_options(const std::string& arch, bool contract = false);
 
 /// "nvrtc 13.0" (loads NVRTC).
 std::string nvrtc_version();
@@ -51,13 +54,13 @@ std::string arch_for_device(int cc_major, int cc_minor);
 /// Those architectures: every NVRTC of the build's CUDA major version supports them.
 std::vector<int> archs_known_without_nvrtc();
 
-/// Compiles under the limit from JITVEC_COMPILE_TIMEOUT.
+/// Compiles under the limit from JITVEC_COMPILE_TIMEOUT, with nvrtc_options(arch, contract).
 CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,
-                        const std::string& arch);
+                        const std::string& arch, bool contract = false);
 
 /// Compiles under `time_limit` (nullopt: no limit, on the calling thread).
 CudaBinary compile_cuda(const std::string& source, const std::string& ufunc_name,
                         const std::string& arch,
-                        std::optional<std::chrono::duration<double>> time_limit);
+                        std::optional<std::chrono::duration<double>> time_limit, bool contract = false);
 
 }  // namespace jitvec::compile

@@ -40,8 +40,8 @@ constexpr std::array<std::string_view, 3> kTopLevelTables = {kHelpersTable, kUfu
 constexpr std::array<std::string_view, 1> kHelperKeys = {"source"};
 constexpr std::string_view kGufuncsTable = "gufuncs";  // generalized ufuncs (engine/gufunc.hpp)
 constexpr std::array<std::string_view, 3> kGufuncKeys = {"signatures", "layout", "source"};
-constexpr std::array<std::string_view, 5> kUfuncKeys = {"signatures", "targets", "source", "identity",
-                                                          "methods"};
+constexpr std::array<std::string_view, 6> kUfuncKeys = {"signatures", "targets", "source", "identity",
+                                                          "methods", "fastmath"};
 // The ufunc methods whose loops `methods` may ask `jitvec compile` to build (issue 11).
 constexpr std::array<std::string_view, 2> kMethodNames = {"reduce", "accumulate"};
 constexpr std::array<std::string_view, 2> kFusionKeys = {"expression", "targets"};
@@ -339,6 +339,14 @@ class DefinitionParser {
                                              std::move(source), std::move(targets),
                                              std::move(origin), std::nullopt, {}});
     read_reduction_keys(table, label, result_.ufuncs.back());
+    if (const toml::node* node = table.get("fastmath")) {
+      const auto* flag = node->as_boolean();
+      if (!flag) {
+        fail(node->source().begin.line, label,
+             fmt::format("'fastmath' must be true or false, not {}", type_name(*node)));
+      }
+      result_.ufuncs.back().fastmath = flag->get();
+    }
   }
 
   // The entry's optional `identity` (a number) and `methods` (known method names, each once).

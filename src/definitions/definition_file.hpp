@@ -76,6 +76,8 @@ struct UfuncDefinition {
   std::optional<double> identity;
   /// `methods = ["reduce", "accumulate"]`: the method modules `jitvec compile` also builds.
   std::vector<std::string> methods;
+  /// `fastmath = true`: VectorizeOptions::fastmath.
+  bool fastmath = false;
 };
 
 /// A `[fusions.NAME]` entry: registered ufuncs composed into one (Engine::fuse).

@@ -53,21 +53,27 @@ kernels::CallOperands call_operands(const CudaLoop& loop, const CallPlan& plan, 
   return ops;
 }
 
-// One launch: the chosen kernel with the packed arguments.
+// One launch: the chosen kernel with the packed arguments. A kernel the loop has not loaded
+// yet is built now (kernels compile on demand, engine/cuda_loop.hpp), in the context the driver
+// says is current: a guard that trusted the thread's memory is verified first.
 void launch_choice(const CudaLoop& loop, const CallPlan& plan, const kernels::KernelChoice& choice,
                    kernels::KernelArgs& args, CUstream stream, cuda::ContextGuard* guard = nullptr) {
   static_assert(sizeof(ScalarSlot) == 16, "KernelArgs::pack reads 16 bytes per scalar");
   args.set_lane_mask(loop.layout, choice.lane_mask);
+  CUfunction function = loop.loaded_kernel(choice.kind, plan.scalar_mask);
+  if (!function) {
+    if (guard && guard->trusted_cache()) guard->verify();
+    function = loop.kernel(choice.kind, plan.scalar_mask);
+  }
   kernels::LaunchGeometry g = choice.geometry;
-  if (choice.one_wave) g.grid_x = std::min(g.grid_x, loop.one_wave());
+  if (choice.one_wave) g.grid_x = std::min(g.grid_x, loop.one_wave(function));
   if (cuda::launch_with_buffer()) {  // an experiment switch (cuda/launch.hpp)
-    cuda::launch_buffer(loop.kernel(choice.kind, plan.scalar_mask), g.grid_x, g.grid_y, g.grid_z,
-                        g.block, g.shared_bytes, stream, args.image(), loop.layout.size(choice.shape),
-                        guard);
+    cuda::launch_buffer(function, g.grid_x, g.grid_y, g.grid_z, g.block, g.shared_bytes, stream,
+                        args.image(), loop.layout.size(choice.shape), guard);
     return;
   }
-  cuda::launch(loop.kernel(choice.kind, plan.scalar_mask), g.grid_x, g.grid_y, g.grid_z, g.block,
-               g.shared_bytes, stream, args.kernel_params(), guard);
+  cuda::launch(function, g.grid_x, g.grid_y, g.grid_z, g.block, g.shared_bytes, stream,
+               args.kernel_params(), guard);
 }
 
 void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
@@ -81,11 +87,7 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   const kernels::CallOperands ops = call_operands(loop, plan, pointers, out_pointers);
   const launch::IterationSpace space = iteration_space(plan, inputs, outs);
   const kernels::KernelChoice choice = kernels::choose_kernel(space, ops, loop.traits);
-  if (choice.shape == kernels::ShapeBlock::count) {
-    args.set_count(loop.layout, space.numel);
-  } else {
-    args.set_space(loop.layout, space, choice.shape, choice.block);
-  }
+  kernels::pack_shape(args, loop.layout, space, choice);
   launch_choice(loop, plan, choice, args, plan.stream.handle(), &guard);
 }
 

@@ -1,10 +1,14 @@
 #include "engine/cuda_loop.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
 #include "cuda/launch.hpp"
+#include "jitvec/errors.hpp"
+#include "kernels/kernel_kinds.hpp"
 #include "kernels/tiled.hpp"
 
 namespace jitvec::engine {
@@ -21,93 +25,104 @@ std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes_of(const codege
   return bytes;
 }
 
-int count_specialized_kinds() {
-  int count = 0;
-  for (const auto& k : kernels::kKernels) count += k.pattern_specialized ? 1 : 0;
-  return count;
-}
-
 }  // namespace
 
-CudaLoop::CudaLoop(cuda::Module module, const codegen::LoopSpec& spec)
+CudaLoop::CudaLoop(const codegen::LoopSpec& spec, int device, ModuleBuilder build)
     : traits(kernels::LoopTraits::of(spec)),
       layout(kernels::arg_layout(spec)),
       element_bytes(element_bytes_of(spec)),
-      module_(std::move(module)),
+      build_(std::move(build)),
+      device_(device),
       // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
       max_shared_bytes_(std::min<int>(kernels::kMaxTiledInputs, static_cast<int>(spec.inputs.size())) *
                         kernels::kTiledSlotBytes),
-      specialized_masks_(kernels::specialized_scalar_masks(spec)),
-      specialized_kinds_(count_specialized_kinds()) {
-  slots_.reset(new Slot[kernels::kKernelKinds + specialized_masks_.size() * specialized_kinds_]);
-  int next = 0;
-  for (const auto& k : kernels::kKernels) {
-    slots_[next].name = kernels::kernel_name(k.kind);
-    slots_[next++].large_shared = k.large_shared;
-  }
-  for (std::uint32_t mask : specialized_masks_) {
-    for (const auto& k : kernels::kKernels) {
-      if (!k.pattern_specialized) continue;
-      // A pattern without its own copy of this kind resolves to the run-time kernel.
-      slots_[next].name = kernels::has_pattern_copy(k.kind, mask) ? kernels::kernel_name(k.kind, mask)
-                                                                  : kernels::kernel_name(k.kind);
-      slots_[next++].large_shared = k.large_shared;
+      specialized_masks_(kernels::specialized_scalar_masks(spec)) {
+  const std::vector<kernels::KernelVariant> variants = kernels::module_variants(spec);
+  slots_.reset(new Slot[variants.size()]);
+  for (auto& row : slot_of_) row.fill(-1);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const kernels::KernelVariant& v = variants[i];
+    slots_[i].name = kernels::kernel_name(v);
+    slots_[i].large_shared = kernels::kind_row(v.kind).large_shared;
+    std::array<int, 3>& of_kind = slot_of_[static_cast<int>(v.kind)];
+    if (!v.fixed_scalars) {
+      for (int& s : of_kind) s = static_cast<int>(i);  // copies, if any, replace it below
+      continue;
+    }
+    for (std::size_t m = 0; m < specialized_masks_.size(); ++m) {
+      if (specialized_masks_[m] == *v.fixed_scalars) of_kind[1 + m] = static_cast<int>(i);
     }
   }
 }
 
-namespace {
-
-// Each kind's position among the pattern-specialized kinds (-1 for the others), once.
-constexpr std::array<int, kernels::kKernelKinds> specialized_positions() {
-  std::array<int, kernels::kKernelKinds> positions{};
-  int next = 0;
-  for (int k = 0; k < kernels::kKernelKinds; ++k) {
-    positions[k] = kernels::kKernels[k].pattern_specialized ? next++ : -1;
+const CudaLoop::Slot& CudaLoop::slot(KernelKind kind, std::uint32_t scalar_mask) const noexcept {
+  const std::array<int, 3>& of_kind = slot_of_[static_cast<int>(kind)];
+  int position = 0;
+  for (std::size_t m = 0; m < specialized_masks_.size(); ++m) {
+    if (specialized_masks_[m] == scalar_mask) position = 1 + static_cast<int>(m);
   }
-  return positions;
-}
-constexpr std::array<int, kernels::kKernelKinds> kSpecializedPosition = specialized_positions();
-
-}  // namespace
-
-const CudaLoop::Slot& CudaLoop::slot(KernelKind kind, std::uint32_t scalar_mask) const {
-  const int position = kSpecializedPosition[static_cast<int>(kind)];
-  if (position >= 0) {
-    for (std::size_t i = 0; i < specialized_masks_.size(); ++i) {
-      if (specialized_masks_[i] == scalar_mask) {
-        return slots_[kernels::kKernelKinds + static_cast<int>(i) * specialized_kinds_ + position];
-      }
-    }
-  }
-  return slots_[static_cast<int>(kind)];
+  // A kind the loop cannot have (tiled without inputs) is never chosen: choose_kernel reads
+  // LoopTraits::has_tiled. Slot 0 keeps the function pointer well defined regardless.
+  return slots_[std::max(0, of_kind[position])];
 }
 
-CUfunction CudaLoop::resolve(const Slot& slot) const {
-  if (CUfunction known = slot.function.load(std::memory_order_acquire)) return known;
-  const CUfunction function = module_.function(slot.name.c_str());
+CUfunction CudaLoop::resolve(const Slot& slot, const cuda::Module& module) const {
+  const CUfunction function = module.function(slot.name.c_str());
   if (slot.large_shared) {
     const std::string call = "cuFuncSetAttribute(" + slot.name + ")";
     cuda::check(cuda::driver().funcSetAttribute(
                     function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, max_shared_bytes_),
                 call.c_str());
   }
-  slot.function.store(function, std::memory_order_release);
   return function;
 }
 
-CUfunction CudaLoop::kernel(KernelKind kind, std::uint32_t scalar_mask) const {
-  return resolve(slot(kind, scalar_mask));
+const cuda::Module& CudaLoop::keep(cuda::Module module) const {
+  std::lock_guard<std::mutex> lock(modules_mutex_);
+  modules_.push_back(std::make_unique<cuda::Module>(std::move(module)));
+  return *modules_.back();
 }
 
-unsigned CudaLoop::one_wave() const {
+CUfunction CudaLoop::kernel(KernelKind kind, std::uint32_t scalar_mask) const {
+  const Slot& s = slot(kind, scalar_mask);
+  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
+  std::lock_guard<std::mutex> building(s.build);
+  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;  // built meanwhile
+  CUfunction function = nullptr;
+  if (const cuda::Module* whole = whole_.load(std::memory_order_acquire)) {
+    try {
+      function = resolve(s, *whole);
+    } catch (const CudaError&) {  // a whole module without this kernel is not trusted for it
+      function = nullptr;
+    }
+  }
+  if (!function) function = resolve(s, keep(build_(kernels::KernelSelection{s.name})));
+  s.function.store(function, std::memory_order_release);
+  return function;
+}
+
+void CudaLoop::build_every_kernel() const {
+  if (whole_.load(std::memory_order_acquire)) return;
+  adopt_whole_module(build_(kernels::KernelSelection{}));
+}
+
+void CudaLoop::adopt_whole_module(cuda::Module module) const {
+  const cuda::Module& kept = keep(std::move(module));
+  const cuda::Module* expected = nullptr;
+  whole_.compare_exchange_strong(expected, &kept, std::memory_order_acq_rel);
+}
+
+unsigned CudaLoop::one_wave(CUfunction contig) const {
   if (unsigned known = one_wave_.load(std::memory_order_relaxed)) return known;
-  const int per_sm =
-      cuda::max_active_blocks_per_sm(kernel(KernelKind::contig, 0), kernels::kCudaBlock);
-  const auto wave = static_cast<unsigned>(cuda::device_info(module_.device()).sm_count *
-                                          std::max(1, per_sm));
+  const int per_sm = cuda::max_active_blocks_per_sm(contig, kernels::kCudaBlock);
+  const auto wave = static_cast<unsigned>(cuda::device_info(device_).sm_count * std::max(1, per_sm));
   one_wave_.store(wave, std::memory_order_relaxed);
   return wave;
+}
+
+std::size_t CudaLoop::loaded_modules() const {
+  std::lock_guard<std::mutex> lock(modules_mutex_);
+  return modules_.size();
 }
 
 }  // namespace jitvec::engine

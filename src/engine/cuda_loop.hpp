@@ -1,13 +1,16 @@
-// src/engine/cuda_loop.hpp: one loop's module on one device, and its kernels, each loaded the
-// first time a launch asks for it.
+// src/engine/cuda_loop.hpp: one loop on one device, and its kernels, each compiled (or read
+// from the disk cache) and loaded the first time a launch asks for it.
 //
-// A loop module holds every kernel of src/kernels/kernel_abi.hpp's table, and a copy of each
-// pattern-specialized one per fixed scalar pattern; a program usually launches one or two. With
-// CUDA's lazy loading (the driver's default since CUDA 12.2) cuModuleGetFunction is what uploads
-// a kernel's code to the GPU, so CudaLoop resolves each kernel only when kernel() first asks for
-// it: a process's first call loads the one kernel it runs. Resolution is thread-safe (two threads
-// racing both store the same handle). Kernels that take large dynamic shared memory get their
-// limit raised as they are resolved.
+// A loop's kernels are the variants of src/kernels/kernel_kinds.hpp's table: each kind's
+// run-time kernel and its fixed-scalar-pattern copies. A call needs one of them, so CudaLoop
+// builds none up front: kernel() builds the module of the one variant asked for (through the
+// ModuleBuilder the engine gives it: disk cache, else NVRTC, then cuModuleLoadData) the first
+// time it is asked, and a later call that needs another variant builds just that one. Each
+// variant is built once however many threads ask at once (the first builds, the others wait);
+// a build that fails leaves the variant unbuilt, so a later call tries again. A module holding
+// every kernel (`jitvec compile`'s, Ufunc::precompile's) can be adopted: every variant not yet
+// loaded then resolves from it, with nothing compiled. Kernels that take large dynamic shared
+// memory get their limit raised as they are resolved. A loaded kernel is one atomic load away.
 #pragma once
 
 #include <cuda.h>
@@ -15,30 +18,50 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "codegen/loop_spec.hpp"
 #include "cuda/module.hpp"
-#include "kernels/choose_kernel.hpp"
 #include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_choice.hpp"
+#include "kernels/module_source.hpp"
 
 namespace jitvec::engine {
 
 class CudaLoop {
  public:
-  CudaLoop(cuda::Module module, const codegen::LoopSpec& spec);
+  /// Builds and loads the module holding `kernels` (empty: every kernel of the loop).
+  using ModuleBuilder = std::function<cuda::Module(const kernels::KernelSelection& kernels)>;
+
+  CudaLoop(const codegen::LoopSpec& spec, int device, ModuleBuilder build);
   CudaLoop(const CudaLoop&) = delete;
   CudaLoop& operator=(const CudaLoop&) = delete;
 
-  /// The kernel of `kind`: the copy compiled for the fixed pattern `scalar_mask` when there is
-  /// one, else the run-time one. Throws CudaError when the module lacks it.
+  /// The kernel of `kind` for a call with `scalar_mask` (its fixed-pattern copy when the loop
+  /// has one, else the run-time kernel) if it is loaded; null otherwise. Never builds.
+  CUfunction loaded_kernel(kernels::KernelKind kind, std::uint32_t scalar_mask) const noexcept {
+    return slot(kind, scalar_mask).function.load(std::memory_order_acquire);
+  }
+  /// That kernel, built and loaded if it is not yet. The calling thread must have the loop's
+  /// device's context current. Throws what the build throws (CompileError, CudaError).
   CUfunction kernel(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
-  /// Blocks of jitvec_contig that fill the device once (its grid-stride loop does the rest).
-  unsigned one_wave() const;
+  /// Builds the module of every kernel (or reads it from the disk cache) and adopts it.
+  void build_every_kernel() const;
+  /// Takes `module`, which holds every kernel of the loop: variants not yet loaded resolve
+  /// from it from now on.
+  void adopt_whole_module(cuda::Module module) const;
+  /// Blocks of `contig` (this loop's jitvec_contig) that fill the device once (its
+  /// grid-stride loop does the rest).
+  unsigned one_wave(CUfunction contig) const;
+  /// How many modules the loop has loaded (one per variant built alone, one for a whole
+  /// module); for tests.
+  std::size_t loaded_modules() const;
 
-  /// What kernels::choose_kernel needs to know of this module.
+  /// What kernels::choose_kernel needs to know of this loop.
   const kernels::LoopTraits traits;
   /// Where each argument goes in the argument image.
   const kernels::ArgLayout layout;
@@ -51,17 +74,24 @@ class CudaLoop {
     std::string name;
     bool large_shared = false;
     mutable std::atomic<CUfunction> function{nullptr};
+    mutable std::mutex build;  // held while this variant is built
   };
-  CUfunction resolve(const Slot& slot) const;
-  const Slot& slot(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
+  const Slot& slot(kernels::KernelKind kind, std::uint32_t scalar_mask) const noexcept;
+  CUfunction resolve(const Slot& slot, const cuda::Module& module) const;
+  const cuda::Module& keep(cuda::Module module) const;
 
-  cuda::Module module_;
+  ModuleBuilder build_;
+  int device_;
   int max_shared_bytes_;
   std::vector<std::uint32_t> specialized_masks_;
-  // The run-time kernels in kernel_abi's order, then, for each specialized mask, a copy of
-  // every pattern-specialized kind in the same order.
+  // One slot per variant of the loop's module (kernels::module_variants), and for each kind
+  // the slot a call runs: [kind][0] for the run-time pattern, [kind][1 + i] for specialized
+  // mask i (the run-time kernel's slot where the kind has no copy for it); -1: no such kernel.
   std::unique_ptr<Slot[]> slots_;
-  int specialized_kinds_ = 0;
+  std::array<std::array<int, 3>, kernels::kKernelKinds> slot_of_{};
+  mutable std::mutex modules_mutex_;
+  mutable std::vector<std::unique_ptr<cuda::Module>> modules_;
+  mutable std::atomic<const cuda::Module*> whole_{nullptr};
   mutable std::atomic<unsigned> one_wave_{0};
 };
 

@@ -128,8 +128,12 @@ engine::PipelineStaging& Engine::Impl::staging(int device) {
 engine::LoopDefinition Engine::Impl::loop_definition(const detail::UfuncImpl& ufunc,
                                                      const codegen::LoopSpec& spec) const {
   std::shared_lock<std::shared_mutex> lock(registry_mutex);
-  return engine::LoopDefinition{&ufunc.source, codegen::helpers_used(ufunc.source.source, helpers),
-                                spec, std::nullopt};
+  engine::LoopDefinition def;
+  def.ufunc = &ufunc.source;
+  def.helpers = codegen::helpers_used(ufunc.source.source, helpers);
+  def.spec = spec;
+  def.contract = ufunc.fastmath;
+  return def;
 }
 
 // A loop's build (disk cache or compiler) and load, with the recovery rule: a cached binary
@@ -153,39 +157,71 @@ auto Engine::Impl::build_and_load(const std::string& what, Build build, Load loa
   return load(built);
 }
 
+// A loop builds no kernel when it is made: each is built when a call first needs it (its own
+// module, engine/cuda_loop.hpp). A module of every kernel that the disk cache already has
+// (`jitvec compile`, Ufunc::precompile) is loaded at once and serves every kernel.
 std::shared_ptr<const engine::CudaLoop> Engine::Impl::make_cuda_loop(
     const detail::UfuncImpl& ufunc, const codegen::LoopSpec& spec, int device) {
   const cuda::DeviceInfo& info = cuda::device_info(device);
   const std::string arch = compile::arch_for_device(info.cc_major, info.cc_minor);
   const engine::LoopDefinition definition = loop_definition(ufunc, spec);
-  return build_and_load(
-      fmt::format("'{}' {} on cuda:{}", ufunc.name, spec.describe(), device),
-      [&](engine::LookupMode mode) {
-        return engine::build_cuda_loop(definition, arch, disk_.get(), counters, mode);
-      },
-      [&](const engine::CudaBinaries& binaries) {
-        const auto started = std::chrono::steady_clock::now();
-        auto loop = std::make_shared<const engine::CudaLoop>(
-            cuda::Module::load(device, binaries.cubin, binaries.ptx), spec);
-        counters.load_microseconds += engine::microseconds_since(started);
-        return loop;
-      });
+  auto load = [this, device](const engine::CudaBinaries& binaries) {
+    const auto started = std::chrono::steady_clock::now();
+    cuda::Module module = cuda::Module::load(device, binaries.cubin, binaries.ptx);
+    counters.load_microseconds += engine::microseconds_since(started);
+    return module;
+  };
+  auto build = [this, definition, arch, load, device](const kernels::KernelSelection& kernels) {
+    engine::LoopDefinition def = definition;
+    def.kernels = kernels;
+    return build_and_load(
+        fmt::format("'{}' {} on cuda:{}", def.ufunc->name, def.spec.describe(), device),
+        [&](engine::LookupMode mode) {
+          return engine::build_cuda_loop(def, arch, disk_.get(), counters, mode);
+        },
+        load);
+  };
+  auto loop = std::make_shared<const engine::CudaLoop>(spec, device, build);
+  if (std::optional<engine::CudaBinaries> whole = engine::find_cuda_loop(definition, arch, disk_.get(), counters)) {
+    try {
+      loop->adopt_whole_module(load(*whole));
+    } catch (const std::exception& e) {  // each kernel is then built on its own
+      detail::log().warn("cached loop {} for '{}' {} failed to load ({}); its kernels are built as "
+                         "calls need them",
+                         whole->origin.key_hex, ufunc.name, spec.describe(), e.what());
+    }
+  }
+  return loop;
 }
 
 std::shared_ptr<const engine::HostLoop> Engine::Impl::make_host_loop(
     const detail::UfuncImpl& ufunc, const codegen::LoopSpec& spec) {
   const engine::LoopDefinition definition = loop_definition(ufunc, spec);
-  return build_and_load(
-      fmt::format("'{}' {} on the host", ufunc.name, spec.describe()),
-      [&](engine::LookupMode mode) {
-        return engine::build_host_loop(definition, disk_.get(), counters, mode);
-      },
-      [&](const engine::HostBinary& binary) {
-        const auto started = std::chrono::steady_clock::now();
-        auto loop = std::make_shared<engine::HostLoop>(cpu::HostModule::load_bytes(binary.shared_object), spec);
-        counters.load_microseconds += engine::microseconds_since(started);
-        return std::shared_ptr<const engine::HostLoop>(std::move(loop));
-      });
+  auto load = [this](const engine::HostBinary& binary) {
+    const auto started = std::chrono::steady_clock::now();
+    cpu::HostModule module = cpu::HostModule::load_bytes(binary.shared_object);
+    counters.load_microseconds += engine::microseconds_since(started);
+    return module;
+  };
+  auto build = [this, definition, load](const kernels::KernelSelection& entries) {
+    engine::LoopDefinition def = definition;
+    def.kernels = entries;
+    return build_and_load(
+        fmt::format("'{}' {} on the host", def.ufunc->name, def.spec.describe()),
+        [&](engine::LookupMode mode) { return engine::build_host_loop(def, disk_.get(), counters, mode); },
+        load);
+  };
+  auto loop = std::make_shared<const engine::HostLoop>(spec, build);
+  if (std::optional<engine::HostBinary> whole = engine::find_host_loop(definition, disk_.get(), counters)) {
+    try {
+      loop->adopt_whole_module(load(*whole));
+    } catch (const std::exception& e) {
+      detail::log().warn("cached loop {} for '{}' {} failed to load ({}); its entry points are built "
+                         "as calls need them",
+                         whole->origin.key_hex, ufunc.name, spec.describe(), e.what());
+    }
+  }
+  return loop;
 }
 
 std::shared_ptr<const engine::CudaLoop> Engine::Impl::cuda_loop(const detail::UfuncImpl& ufunc,
@@ -308,6 +344,7 @@ Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>&
                            options.origin_file},
       options.target);
   impl->identity = options.identity;
+  impl->fastmath = options.fastmath;
   std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
   if (impl_->helpers.count(name) || impl_->ufuncs.count(name)) {
     throw DefinitionError(fmt::format("'{}' is already defined in this engine", name));
@@ -340,6 +377,7 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
     defined.push_back(located(u.origin, "ufuncs." + u.name, [&] {
       VectorizeOptions opts{std::nullopt, u.origin.file, u.origin.line, std::nullopt};
       opts.identity = u.identity;
+      opts.fastmath = u.fastmath;
       Ufunc made = vectorize(u.name, u.signatures, u.source, opts);
       impl_->find_ufunc(u.name)->methods = u.methods;  // for `jitvec compile`
       return made;

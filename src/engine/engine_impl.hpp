@@ -75,6 +75,8 @@ class UfuncImpl {
   std::shared_ptr<const engine::Fusion> fusion;
   /// VectorizeOptions::identity (reduce of an empty axis); set before the ufunc is published.
   std::optional<double> identity;
+  /// VectorizeOptions::fastmath; set before the ufunc is published.
+  bool fastmath = false;
   /// The methods whose modules `jitvec compile` builds ("reduce", "accumulate": a definition
   /// file's `methods`).
   std::vector<std::string> methods;
@@ -86,8 +88,9 @@ class UfuncImpl {
   mutable engine::LoopTable<engine::HostLoop> host_loops;
   /// Loaded modules of this ufunc's at() (engine/ufunc_at.hpp).
   mutable engine::MethodModules method_modules;
-  /// Its reduce/accumulate modules (engine/reduction.hpp).
-  mutable engine::MethodModules reduction_modules;
+  /// Its reduce and its accumulate modules (engine/reduction.hpp), each built when first called.
+  mutable engine::MethodModules reduce_modules;
+  mutable engine::MethodModules accumulate_modules;
 };
 
 }  // namespace jitvec::detail

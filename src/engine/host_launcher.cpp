@@ -60,13 +60,12 @@ void run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results)
   for (int k = 0; k < plan.nin; ++k) pointers[k] = plan.inputs[k] ? plan.inputs[k]->data() : nullptr;
   kernels::KernelArgs args;
   args.pack(loop->layout, pointers, plan.scalars.data(), out_pointers, plan.scalar_mask, 0);
-  kernels::HostEntry entry = loop->flat;
   if (space.contiguous) {
     args.set_count(loop->layout, space.numel);
   } else {
     args.set_space(loop->layout, space, kernels::ShapeBlock::strided64);
-    entry = loop->strided;
   }
+  const kernels::HostEntry entry = loop->entry(space.contiguous);
   const void* image = args.image();
   // An integer division fault in the loop is an Error, not the end of the process.
   auto run = [entry, image, &ufunc, &plan](std::int64_t begin, std::int64_t end) {

@@ -1,23 +1,61 @@
-// src/engine/host_loop.hpp: one loop's shared object, loaded into this process, and its entry
-// points (src/kernels/host_loops.hpp), which take the argument image of kernels/kernel_abi.hpp.
+// src/engine/host_loop.hpp: one loop's host entry points (src/kernels/host_loops.hpp), each
+// compiled (or read from the disk cache) and loaded into this process the first time a call
+// asks for it; they take the argument image of kernels/kernel_abi.hpp.
+//
+// As with the GPU loops (cuda_loop.hpp), a call needs one entry point (the flat one for one
+// contiguous run, the strided one otherwise), so HostLoop builds none up front: entry() builds
+// the shared object of the one asked for through the engine's ObjectBuilder (disk cache, else
+// the host compiler), once however many threads ask. A shared object holding both entries
+// (`jitvec compile --target cpu`, Ufunc::precompile) can be adopted instead.
 #pragma once
+
+#include <array>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
 
 #include "codegen/loop_spec.hpp"
 #include "cpu/host_module.hpp"
 #include "kernels/kernel_abi.hpp"
+#include "kernels/module_source.hpp"
 
 namespace jitvec::engine {
 
-struct HostLoop {
-  /// Resolves the entry points; throws Error when the shared object lacks one.
-  HostLoop(cpu::HostModule loaded, const codegen::LoopSpec& spec);
+class HostLoop {
+ public:
+  /// Builds and loads the shared object holding `entries` (empty: both).
+  using ObjectBuilder = std::function<cpu::HostModule(const kernels::KernelSelection& entries)>;
 
-  cpu::HostModule module;
+  HostLoop(const codegen::LoopSpec& spec, ObjectBuilder build);
+  HostLoop(const HostLoop&) = delete;
+  HostLoop& operator=(const HostLoop&) = delete;
+
+  /// kernels::kHostFlatSymbol (`flat`) or kernels::kHostStridedSymbol, built and loaded on
+  /// first use. Throws what the build throws (CompileError, Error).
+  kernels::HostEntry entry(bool flat) const;
+  /// Builds the shared object of both entries (or reads it from the disk cache) and adopts it.
+  void build_every_entry() const;
+  /// Takes a shared object that exports both entries: entries not yet loaded resolve from it.
+  void adopt_whole_module(cpu::HostModule module) const;
+
   /// Where each argument goes in the argument image.
-  kernels::ArgLayout layout;
-  /// kernels::kHostFlatSymbol and kernels::kHostStridedSymbol.
-  kernels::HostEntry flat = nullptr;
-  kernels::HostEntry strided = nullptr;
+  const kernels::ArgLayout layout;
+
+ private:
+  struct Slot {
+    const char* symbol;
+    mutable std::atomic<kernels::HostEntry> entry{nullptr};
+    mutable std::mutex build;
+  };
+  const cpu::HostModule& keep(cpu::HostModule module) const;
+
+  ObjectBuilder build_;
+  std::array<Slot, 2> slots_;  // flat, strided
+  mutable std::mutex modules_mutex_;
+  mutable std::vector<std::unique_ptr<cpu::HostModule>> modules_;
+  mutable std::atomic<const cpu::HostModule*> whole_{nullptr};
 };
 
 }  // namespace jitvec::engine

@@ -24,12 +24,18 @@ void add_common_fields(cache::CacheKey& key, const LoopDefinition& def) {
   key.add("jitvec", kVersion);
   key.add("ufunc", def.ufunc->name);
   key.add("loop", def.spec.describe());
-  if (def.method) key.add("method", def.method->what);
+  if (def.method) {
+    key.add("method", def.method->what);
+  } else {
+    key.add("kernels", def.kernels.empty() ? std::string("all") : fmt::format("{}", fmt::join(def.kernels, ",")));
+  }
 }
 
 // What the loop is, for messages.
 std::string loop_what(const LoopDefinition& def) {
-  return def.method ? def.method->what : def.spec.describe();
+  if (def.method) return def.method->what;
+  if (def.kernels.empty()) return def.spec.describe();
+  return fmt::format("{} ({})", def.spec.describe(), fmt::join(def.kernels, ", "));
 }
 
 // The names a compiler log reports as undeclared: NVRTC's `identifier "f" is undefined`, GCC's
@@ -95,22 +101,32 @@ template <class Compile> void compile_with_hints(Compile& compile, cache::CacheE
 // (Unpack returns nullopt for such an entry). Otherwise runs `compile` (which fills an entry's
 // payloads), counting and timing it, stores the entry and returns its binaries. A compile error
 // propagates with nothing stored.
+template <class Binaries, class Unpack>
+std::optional<Binaries> lookup(const cache::CacheKey& key, const std::string& key_hex,
+                               const std::string& what, cache::DiskCache& disk,
+                               BuildCounters& counters, Unpack unpack) {
+  const auto lookup_started = std::chrono::steady_clock::now();
+  if (auto hit = disk.load(key)) {
+    if (std::optional<Binaries> binaries = unpack(std::move(*hit))) {
+      counters.disk_hits++;
+      counters.disk_read_microseconds += microseconds_since(lookup_started);
+      binaries->origin = BuildOrigin{key_hex, true};
+      detail::log().debug("cache hit {} for {}", key_hex, what);
+      return binaries;
+    }
+    detail::log().warn("cache entry {} for {} holds no binary; compiling it again", key_hex, what);
+  }
+  return std::nullopt;
+}
+
 template <class Binaries, class Unpack, class Compile>
 Binaries lookup_or_compile(const cache::CacheKey& key, const std::string& what,
                            cache::DiskCache* disk, BuildCounters& counters, LookupMode mode,
                            Unpack unpack, Compile compile) {
   const std::string key_hex = key.hex();
   if (disk && mode == LookupMode::use_cache) {
-    const auto lookup_started = std::chrono::steady_clock::now();
-    if (auto hit = disk->load(key)) {
-      if (std::optional<Binaries> binaries = unpack(std::move(*hit))) {
-        counters.disk_hits++;
-        counters.disk_read_microseconds += microseconds_since(lookup_started);
-        binaries->origin = BuildOrigin{key_hex, true};
-        detail::log().debug("cache hit {} for {}", key_hex, what);
-        return std::move(*binaries);
-      }
-      detail::log().warn("cache entry {} for {} holds no binary; compiling it again", key_hex, what);
+    if (std::optional<Binaries> hit = lookup<Binaries>(key, key_hex, what, *disk, counters, unpack)) {
+      return std::move(*hit);
     }
     counters.disk_misses++;
   }
@@ -161,13 +177,28 @@ cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch
   key.add("target", "cuda");
   key.add("arch", arch);
   key.add("compiler", compile::nvrtc_key_version());  // no NVRTC needed for a lookup
-  key.add("options", fmt::format("{}", fmt::join(compile::nvrtc_options(arch), " ")));
+  key.add("options", fmt::format("{}", fmt::join(compile::nvrtc_options(arch, def.contract), " ")));
   key.add("source", source);
   return key;
 }
 
+namespace {
+
+// The host compiler for `def`: fastmath's loops may contract a * b + c.
+cpu::HostCompiler host_compiler_for(const LoopDefinition& def) {
+  cpu::HostCompiler compiler = cpu::host_compiler();
+  if (def.contract) {
+    for (std::string& flag : compiler.flags) {
+      if (flag == "-ffp-contract=off") flag = "-ffp-contract=fast";
+    }
+  }
+  return compiler;
+}
+
+}  // namespace
+
 cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& source) {
-  const cpu::HostCompiler& compiler = cpu::host_compiler();
+  const cpu::HostCompiler compiler = host_compiler_for(def);
   cache::CacheKey key;
   add_common_fields(key, def);
   key.add("target", "host");
@@ -178,43 +209,73 @@ cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& sour
   return key;
 }
 
+namespace {
+
+std::string cuda_source(const LoopDefinition& def) {
+  return def.method ? def.method->source(false, def.helpers)
+                    : kernels::generate_cuda_source(*def.ufunc, def.helpers, def.spec, def.kernels);
+}
+
+std::string host_source(const LoopDefinition& def) {
+  return def.method ? def.method->source(true, def.helpers)
+                    : kernels::generate_host_source(*def.ufunc, def.helpers, def.spec, def.kernels);
+}
+
+std::string cuda_what(const LoopDefinition& def, const std::string& arch) {
+  return fmt::format("'{}' {} for {}", def.ufunc->name, loop_what(def), arch);
+}
+
+std::string host_what(const LoopDefinition& def) {
+  return fmt::format("'{}' {} for the host", def.ufunc->name, loop_what(def));
+}
+
+}  // namespace
+
+std::optional<CudaBinaries> find_cuda_loop(const LoopDefinition& def, const std::string& arch,
+                                           cache::DiskCache* disk, BuildCounters& counters) {
+  if (!disk) return std::nullopt;
+  const cache::CacheKey key = cuda_loop_key(def, arch, cuda_source(def));
+  return lookup<CudaBinaries>(key, key.hex(), cuda_what(def, arch), *disk, counters, unpack_cuda);
+}
+
+std::optional<HostBinary> find_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
+                                         BuildCounters& counters) {
+  if (!disk) return std::nullopt;
+  const cache::CacheKey key = host_loop_key(def, host_source(def));
+  return lookup<HostBinary>(key, key.hex(), host_what(def), *disk, counters, unpack_host);
+}
+
 CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
                              cache::DiskCache* disk, BuildCounters& counters, LookupMode mode) {
-  const std::string source = def.method ? def.method->source(false, def.helpers)
-                                        : kernels::generate_cuda_source(*def.ufunc, def.helpers, def.spec);
+  const std::string source = cuda_source(def);
   const cache::CacheKey key = cuda_loop_key(def, arch, source);
   return lookup_or_compile<CudaBinaries>(
-      key, fmt::format("'{}' {} for {}", def.ufunc->name, loop_what(def), arch), disk,
-      counters, mode, unpack_cuda, [&](cache::CacheEntry& entry) {
+      key, cuda_what(def, arch), disk, counters, mode, unpack_cuda, [&](cache::CacheEntry& entry) {
         compile::CudaBinary binary;
         try {
-          binary = compile::compile_cuda(source, def.ufunc->name, arch);
+          binary = compile::compile_cuda(source, def.ufunc->name, arch, def.contract);
         } catch (const CompileError& e) {
           throw codegen::with_user_lines(e, source, *def.ufunc, def.helpers);
         }
         entry.add_payload(cache::payload_kind::cubin, std::move(binary.cubin));
         entry.add_payload(cache::payload_kind::ptx, std::move(binary.ptx));
-        entry.add_payload(cache::payload_kind::source, source);
         entry.add_payload(cache::payload_kind::log, std::move(binary.log));
       });
 }
 
 HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                            BuildCounters& counters, LookupMode mode) {
-  const std::string source = def.method ? def.method->source(true, def.helpers)
-                                        : kernels::generate_host_source(*def.ufunc, def.helpers, def.spec);
+  const std::string source = host_source(def);
   const cache::CacheKey key = host_loop_key(def, source);
   return lookup_or_compile<HostBinary>(
-      key, fmt::format("'{}' {} for the host", def.ufunc->name, loop_what(def)), disk,
-      counters, mode, unpack_host, [&](cache::CacheEntry& entry) {
+      key, host_what(def), disk, counters, mode, unpack_host, [&](cache::CacheEntry& entry) {
         std::string so;
         try {
-          so = cpu::compile_shared_object(source, def.ufunc->name, cpu::host_compiler());
+          so = cpu::compile_shared_object(source, def.ufunc->name, host_compiler_for(def));
         } catch (const CompileError& e) {
           throw codegen::with_user_lines(e, source, *def.ufunc, def.helpers);
         }
         entry.add_payload(cache::payload_kind::shared_object, std::move(so));
-        entry.add_payload(cache::payload_kind::source, source);
       });
 }
 

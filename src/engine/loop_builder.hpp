@@ -2,7 +2,7 @@
 // disk cache.
 //
 // The pipeline, in order, for one loop:
-//   1. generate the source (codegen: prelude + helpers + user function + loops);
+//   1. generate the source (codegen: prelude + helpers + user function + the kernels asked for);
 //   2. build the cache key from everything that changes the binary: jitvec's version, the
 //      target, the architecture, the compiler's identity and options, and the source itself;
 //   3. look the key up in the disk cache (a hit returns the stored binaries);
@@ -25,6 +25,7 @@
 #include "codegen/helper_closure.hpp"
 #include "codegen/loop_spec.hpp"
 #include "codegen/source_parts.hpp"
+#include "kernels/module_source.hpp"
 
 namespace jitvec::engine {
 
@@ -71,7 +72,7 @@ enum class LookupMode { use_cache, compile };
 
 /// Everything a loop's binary depends on, as one definition.
 struct LoopDefinition {
-  const codegen::UfuncSource* ufunc;
+  const codegen::UfuncSource* ufunc = nullptr;
   std::vector<const codegen::HelperSource*> helpers;
   codegen::LoopSpec spec;
   /// Set for a module other than the map loops (a gufunc's, a ufunc's at(): engine/
@@ -83,6 +84,12 @@ struct LoopDefinition {
     std::function<std::string(bool host, const std::vector<const codegen::HelperSource*>& helpers)> source;
   };
   std::optional<Method> method;
+  /// For a map loop: the kernels (GPU) or entry points (host) its module holds, by name; empty
+  /// for every one. Named in the key ("kernels" field), so a module of one kernel and the
+  /// module of all of them are different entries, and neither is taken for the other.
+  kernels::KernelSelection kernels;
+  /// The ufunc's fastmath (VectorizeOptions::fastmath): a * b + c may become an FMA.
+  bool contract = false;
 };
 
 /// A GPU loop for `arch` ("sm_90"). An entry found in the cache without a cubin or PTX is a
@@ -95,6 +102,13 @@ CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
 /// cache without a shared object is a miss.
 HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                            BuildCounters& counters, LookupMode mode = LookupMode::use_cache);
+
+/// The binaries of `def` when the disk cache has them; nothing is compiled, and a miss is not
+/// counted (a probe: whether a whole module was precompiled).
+std::optional<CudaBinaries> find_cuda_loop(const LoopDefinition& def, const std::string& arch,
+                                           cache::DiskCache* disk, BuildCounters& counters);
+std::optional<HostBinary> find_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
+                                         BuildCounters& counters);
 
 /// The cache key of a GPU loop (exposed for tests and `jitvec cache`).
 cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch,

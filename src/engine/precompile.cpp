@@ -106,15 +106,17 @@ std::vector<PrecompileJob> plan_precompile(Engine& engine, const std::vector<Tar
           "ufunc '{}' is to be built for the cuda target, but no GPU architecture was given",
           name));
     }
-    // A ufunc whose definition lists `methods` also gets the reduction module of each of its
-    // loops T(T, T) (engine/reduction.hpp), for arrays of type T, and when it lists "reduce"
-    // the select loop of reduce(where=) for T arrays (engine/reduce_where.hpp).
+    // A ufunc whose definition lists `methods` also gets, for each of its loops T(T, T) and
+    // arrays of type T, the module of each method it lists (engine/reduction.hpp), and when it
+    // lists "reduce" the select loop of reduce(where=) (engine/reduce_where.hpp).
     std::vector<std::string> methods{""};
     if (const std::shared_ptr<detail::UfuncImpl> ufunc = reduction_ufunc(engine, name)) {
-      methods.push_back(kReductionMethod);
-      if (std::find(ufunc->methods.begin(), ufunc->methods.end(), "reduce") != ufunc->methods.end()) {
-        methods.push_back(kWhereSelectMethod);
-      }
+      const auto lists = [&](const char* method) {
+        return std::find(ufunc->methods.begin(), ufunc->methods.end(), method) != ufunc->methods.end();
+      };
+      if (lists(kReduceMethod)) methods.push_back(kReduceMethod);
+      if (lists(kAccumulateMethod)) methods.push_back(kAccumulateMethod);
+      if (lists(kReduceMethod)) methods.push_back(kWhereSelectMethod);
     }
     for (std::size_t index = 0; index < signatures.size(); ++index) {
       const std::string& signature = signatures[index];
@@ -160,7 +162,7 @@ PrecompileResult run_precompile_job(Engine& engine, const PrecompileJob& job) {
         job.method == kWhereSelectMethod
         ? impl.loop_definition(impl.where_select_ufunc(), codegen::LoopSpec::exact(where_select_signature(loop.args[0])))
         : !job.method.empty()
-        ? reduction_loop_definition(impl, *ufunc, reduction_spec(loop, loop.args[0], loop.results[0]))
+        ? reduction_loop_definition(impl, *ufunc, reduction_spec(loop, loop.args[0], loop.results[0]), job.method)
         : impl.loop_definition(
         *exact_loop_ufunc(ufunc, job.signature_index),  // a fused ufunc's variant (fusion.hpp)
         codegen::LoopSpec::exact(ufunc->signatures[job.signature_index]));

@@ -41,8 +41,9 @@ struct PrecompileJob {
   Target target = Target::cuda;
   /// "sm_90" for cuda jobs, kHostArch for host jobs.
   std::string arch;
-  /// Empty for the map loop; engine::kReductionMethod for the signature's reduce/accumulate
-  /// module (a definition file's `methods`); engine::kWhereSelectMethod for the select loop of
+  /// Empty for the map loop (every kernel of it); engine::kReduceMethod or kAccumulateMethod
+  /// for the signature's reduce or accumulate module (a definition file's `methods`);
+  /// engine::kWhereSelectMethod for the select loop of
   /// reduce(where=) on arrays of the signature's type.
   std::string method;
 };

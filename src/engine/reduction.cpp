@@ -97,15 +97,17 @@ void set_init(const detail::UfuncImpl& ufunc, const char* method, const char* wh
   p.has_init = 1;
 }
 
-MethodDefinition method_definition(const detail::UfuncImpl& ufunc, const codegen::LoopSpec& spec) {
+MethodDefinition method_definition(const detail::UfuncImpl& ufunc, const codegen::LoopSpec& spec,
+                                   kernels::ReductionMethod which) {
+  const bool reduce = which == kernels::ReductionMethod::reduce;
   MethodDefinition method;
   method.function = &ufunc.source;
-  method.what = kReductionMethod;
-  method.source = [&ufunc, spec](bool host, const std::vector<const codegen::HelperSource*>& helpers) {
-    return kernels::generate_reduction_source(host, ufunc.source, helpers, spec);
+  method.what = reduce ? kReduceMethod : kAccumulateMethod;
+  method.source = [&ufunc, spec, which](bool host, const std::vector<const codegen::HelperSource*>& helpers) {
+    return kernels::generate_reduction_source(host, ufunc.source, helpers, spec, which);
   };
-  method.cuda_kernel = kernels::kReduceRowsKernel;
-  method.host_symbol = kernels::kHostReduceRows;
+  method.cuda_kernel = reduce ? kernels::kReduceRowsKernel : kernels::kScanTilesKernel;
+  method.host_symbol = reduce ? kernels::kHostReduceRows : kernels::kHostScanTiles;
   return method;
 }
 
@@ -477,8 +479,14 @@ codegen::LoopSpec reduction_spec(const Signature& signature, DType input, DType 
 }
 
 LoopDefinition reduction_loop_definition(Engine::Impl& engine, const detail::UfuncImpl& ufunc,
-                                         const codegen::LoopSpec& spec) {
-  return method_loop_definition(engine, method_definition(ufunc, spec), spec);
+                                         const codegen::LoopSpec& spec, const std::string& method) {
+  if (method != kReduceMethod && method != kAccumulateMethod) {
+    throw ArgumentError(fmt::format("ufunc '{}': no reduction module serves '{}' (only {} and {})",
+                                    ufunc.name, method, kReduceMethod, kAccumulateMethod));
+  }
+  const auto which = method == kReduceMethod ? kernels::ReductionMethod::reduce
+                                             : kernels::ReductionMethod::accumulate;
+  return method_loop_definition(engine, method_definition(ufunc, spec, which), spec);
 }
 
 Array reduce(const detail::UfuncImpl& ufunc, const Array& x, const ReduceOptions& options) {
@@ -552,7 +560,7 @@ Array reduce(const detail::UfuncImpl& ufunc, const Array& x, const ReduceOptions
   std::memcpy(last.params.init_bits, init.init_bits, sizeof(init.init_bits));
 
   const codegen::LoopSpec spec = reduction_spec(loop, in.dtype(), at.result.dtype());
-  const MethodDefinition method = method_definition(ufunc, spec);
+  const MethodDefinition method = method_definition(ufunc, spec, kernels::ReductionMethod::reduce);
   Engine::Impl& engine = ufunc.engine;
   const bool gpu = target == Target::cuda;
   std::optional<cuda::ContextGuard> guard;
@@ -577,12 +585,12 @@ Array reduce(const detail::UfuncImpl& ufunc, const Array& x, const ReduceOptions
       p.vectorized = rows && vectorizable(p.in, pass_in, p, p.out_in_strides) ? 1 : 0;
       name = rows ? (passes[i].reads_partials ? kernels::kReduceRowsPartialKernel : kernels::kReduceRowsKernel)
                   : (passes[i].reads_partials ? kernels::kReduceColsPartialKernel : kernels::kReduceColsKernel);
-      auto module = cuda_method(engine, ufunc.reduction_modules, spec, at.device, method);
+      auto module = cuda_method(engine, ufunc.reduce_modules, spec, at.device, method);
       launch(*module, name, items, p, options.stream.handle());
     } else {
       name = rows ? (passes[i].reads_partials ? kernels::kHostReduceRowsPartial : kernels::kHostReduceRows)
                   : (passes[i].reads_partials ? kernels::kHostReduceColsPartial : kernels::kHostReduceCols);
-      auto module = host_method(engine, ufunc.reduction_modules, spec, method);
+      auto module = host_method(engine, ufunc.reduce_modules, spec, method);
       run_items(engine, target, ufunc.name, host_entry(*module, name), p, items,
                 rows ? p.chunk : p.chunk * kernels::kCudaBlock);
     }
@@ -634,18 +642,18 @@ Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,
   const ScanKind kind = choose_scan(lines, p.length, p.red_strides[0]);
 
   const codegen::LoopSpec spec = reduction_spec(loop, in.dtype(), at.result.dtype());
-  const MethodDefinition method = method_definition(ufunc, spec);
+  const MethodDefinition method = method_definition(ufunc, spec, kernels::ReductionMethod::accumulate);
   Engine::Impl& engine = ufunc.engine;
   ScanRunner runner{engine, ufunc.name, target, nullptr, nullptr, in.dtype(), at.result.dtype(), acc, at.device,
                     options.stream};
   if (target == Target::cuda) {
     cuda::ContextGuard guard(at.device);
-    auto module = cuda_method(engine, ufunc.reduction_modules, spec, at.device, method);
+    auto module = cuda_method(engine, ufunc.accumulate_modules, spec, at.device, method);
     runner.gpu = module.get();
     run_scan(runner, p, kind);
     return finish(at, x, options.out, options.stream);
   }
-  auto module = host_method(engine, ufunc.reduction_modules, spec, method);
+  auto module = host_method(engine, ufunc.accumulate_modules, spec, method);
   runner.host = module.get();
   run_scan(runner, p, kind);
   return at.result;

@@ -11,14 +11,16 @@
 // items, all at once (cpu) or split over the thread pool (parallel), which changes nothing
 // in the order. accumulate is planned the same way (kernels/scan.hpp).
 //
-// The module serving both methods (kernels/reduction_source.hpp) is one per accumulator,
-// input and output type; it is built, cached on disk and loaded as a method module
-// (engine/method_module.hpp, key field "method" = kReductionMethod), and `jitvec compile`
-// precompiles it (reduction_loop_definition()).
+// Each method has its module (kernels/reduction_source.hpp), one per accumulator, input and
+// output type, built the first time the method is called: a reduce compiles no scan kernel and
+// an accumulate no reduce kernel. It is built, cached on disk and loaded as a method module
+// (engine/method_module.hpp, key field "method" = kReduceMethod or kAccumulateMethod), and
+// `jitvec compile` precompiles each method a definition file lists (reduction_loop_definition()).
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "codegen/loop_spec.hpp"
@@ -33,8 +35,10 @@ class UfuncImpl;
 
 namespace jitvec::engine {
 
-/// The cache key's "method" field of reduction modules.
-inline constexpr const char* kReductionMethod = "reduce and accumulate";
+/// The cache key's "method" field of the reduce and the accumulate modules (also what a
+/// definition file's `methods` lists).
+inline constexpr const char* kReduceMethod = "reduce";
+inline constexpr const char* kAccumulateMethod = "accumulate";
 
 /// Dimensions after merging, innermost first; `out` is empty when no output strides were given.
 struct MergedDims {
@@ -71,9 +75,10 @@ std::size_t resolve_accumulator(const detail::UfuncImpl& ufunc, DType input,
 /// The reduction module's spec: loop `signature` (T(T, T)), inputs {input, T}, outputs {out}.
 codegen::LoopSpec reduction_spec(const Signature& signature, DType input, DType out);
 
-/// The loop builder's definition of a reduction module (for `jitvec compile`).
+/// The loop builder's definition of the reduce (`method` kReduceMethod) or the accumulate
+/// (kAccumulateMethod) module (for `jitvec compile`).
 LoopDefinition reduction_loop_definition(Engine::Impl& engine, const detail::UfuncImpl& ufunc,
-                                         const codegen::LoopSpec& spec);
+                                         const codegen::LoopSpec& spec, const std::string& method);
 
 Array reduce(const detail::UfuncImpl& ufunc, const Array& x, const ReduceOptions& options);
 Array accumulate(const detail::UfuncImpl& ufunc, const Array& x, int axis,

@@ -109,10 +109,11 @@ void Ufunc::precompile(std::size_t signature_index, Target target) const {
   const codegen::LoopSpec spec = codegen::LoopSpec::exact(ufunc.signatures[signature_index]);
   // A fused ufunc's loop is its variant's (engine/fusion.hpp).
   const detail::UfuncImpl& loop_ufunc = *engine::exact_loop_ufunc(impl_, signature_index);
+  // Every kernel (entry point) of the loop, in one module, so no later call compiles.
   if (target == Target::cuda) {
-    ufunc.engine.cuda_loop(loop_ufunc, spec, 0);
+    ufunc.engine.cuda_loop(loop_ufunc, spec, 0)->build_every_kernel();
   } else {
-    ufunc.engine.host_loop(loop_ufunc, spec);
+    ufunc.engine.host_loop(loop_ufunc, spec)->build_every_entry();
   }
 }
 

@@ -1,9 +1,10 @@
 // src/kernels/choose_kernel.hpp: which kernel of a loop module runs a call, and how.
 //
-// choose_kernel() is the whole launch decision as plain data, with no GPU: it looks at the
-// iteration space (launch/iteration_space), the operands' addresses, element sizes and scalar
-// mask, and what the module has (LoopTraits), and returns the kernel kind, its grid, block,
-// dynamic shared memory, shape block (hence the index width) and lane mask. In order:
+// choose_kernel() is the whole launch decision as plain data, with no GPU: it asks the rows of
+// the kernel table (kernel_kinds.hpp) in order, the flat kinds for one flat run and the others
+// for an N-d space, whether the call's iteration space (launch/iteration_space), the operands'
+// addresses, element sizes and scalar mask fit, and returns the first kind that does with its
+// grid, block, dynamic shared memory, shape block (hence the index width) and lane mask:
 // (Every output counts as an array operand: each must be aligned for the vector kernels.)
 //   one flat run, every array operand 16-byte aligned   -> jitvec_contig_vec
 //   one flat run, misaligned                             -> jitvec_contig (one wave, grid-stride)
@@ -15,45 +16,29 @@
 //   any dims, rows >= kRowsMinColumns                    -> jitvec_rows
 //   short rows, every offset < 2^31                      -> jitvec_strided32
 //   short rows, larger                                   -> jitvec_strided64
-// The GPU launcher then only packs the arguments (kernel_abi.hpp) and launches once; the
-// choice is pinned by unit tests over a table of layouts.
+// The GPU launcher then only packs the arguments (pack_shape) and launches the chosen kernel
+// once; the choice is pinned by unit tests over a table of layouts.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
-#include "codegen/loop_spec.hpp"
-#include "kernels/contiguous.hpp"
 #include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_choice.hpp"
 #include "launch/iteration_space.hpp"
-#include "launch/strided_params.hpp"
 
 namespace jitvec::kernels {
-
-/// What the choice needs to know of a loop module.
-struct LoopTraits {
-  ContigVectorShape vector;
-  bool has_tiled = false;
-
-  static LoopTraits of(const codegen::LoopSpec& spec);
-};
-
-struct KernelChoice {
-  KernelKind kind = KernelKind::contig_vec;
-  LaunchGeometry geometry;
-  ShapeBlock shape = ShapeBlock::count;
-  std::uint32_t lane_mask = 0;
-  /// How the launcher lays the space out in the kernel's shape block.
-  launch::BlockLayout block;
-  /// A grid-stride kernel: grid_x is the blocks the data needs; the launcher caps it at the
-  /// blocks that fill the device once (a device property, so not decided here).
-  bool one_wave = false;
-};
 
 KernelChoice choose_kernel(const launch::IterationSpace& space, const CallOperands& operands,
                            const LoopTraits& loop);
 
 /// The choice for a flat run of `n` elements (what the host pipeline launches per chunk).
 KernelChoice choose_flat_kernel(std::int64_t n, const CallOperands& operands, const LoopTraits& loop);
+
+/// Writes the choice's shape block into `args`: the element count of a flat kernel, or the
+/// space in the kernel's index width and block layout.
+void pack_shape(KernelArgs& args, const ArgLayout& layout, const launch::IterationSpace& space,
+                const KernelChoice& choice);
 
 /// "jitvec_rows_vec grid 4x1024x1 block 256 shared 0 lanes 0x1": for tests and logs.
 std::string describe(const KernelChoice& choice);

@@ -43,7 +43,9 @@ constexpr const char* kContig = R"(extern "C" __global__ void __launch_bounds__(
 }
 )";
 
-std::string contig_vec_kernel(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
+}  // namespace
+
+std::string contig_vec_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
   const ContigVectorShape shape = contig_vector_shape(spec);
   return fill(kContigVec,
               {{"block", std::to_string(kCudaBlock)},
@@ -58,27 +60,40 @@ std::string contig_vec_kernel(const codegen::LoopSpec& spec, const ScalarPattern
                {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
 }
 
-}  // namespace
-
-ContigVectorShape contig_vector_shape(const codegen::LoopSpec& spec) {
-  std::size_t widest = 1;
-  for (DType out : spec.outputs) widest = std::max(widest, dtype_size(out));
-  for (DType in : spec.inputs) widest = std::max(widest, dtype_size(in));
-  const int vec = static_cast<int>(16 / widest);
-  const int unroll = std::max(1, 8 / vec);
-  return ContigVectorShape{vec, unroll};
+std::string contig_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
+  return fill(kContig, {{"block", std::to_string(kCudaBlock)},
+                        {"name", kernel_name(KernelKind::contig, pattern.fixed)},
+                        {"params", kernel_parameters(spec, ShapeBlock::count)},
+                        {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
 }
 
-std::string contiguous_kernels(const codegen::LoopSpec& spec) {
-  std::string text = contig_vec_kernel(spec, ScalarPattern::run_time());
-  for (std::uint32_t mask : specialized_scalar_masks(spec)) {
-    text += contig_vec_kernel(spec, ScalarPattern::fixed_to(mask));
+namespace {
+
+bool vector_aligned(const CallOperands& operands, int vec) {
+  auto aligned = [&](int op) {
+    return operands.addresses[op] % (static_cast<std::uintptr_t>(vec) * operands.element_bytes[op]) == 0;
+  };
+  for (int j = 0; j < operands.outputs; ++j) {
+    if (!aligned(operands.output(j))) return false;
   }
-  text += fill(kContig, {{"block", std::to_string(kCudaBlock)},
-                         {"name", kernel_name(KernelKind::contig)},
-                         {"params", kernel_parameters(spec, ShapeBlock::count)},
-                         {"element", element_store(spec, ScalarPattern::run_time(), "in${k}[i]", "out${s}[i]")}});
-  return text;
+  for (int k = 0; k < operands.inputs; ++k) {
+    if (!operands.is_scalar(k) && !aligned(k)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool contig_vec_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  if (!vector_aligned(query.operands, query.loop.vector.vec)) return false;
+  choice.geometry.grid_x = blocks_for(query.space.numel, query.loop.vector.elements_per_block());
+  return true;
+}
+
+bool contig_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  choice.geometry.grid_x = blocks_for(query.space.numel, kCudaBlock);
+  choice.one_wave = true;
+  return true;
 }
 
 }  // namespace jitvec::kernels

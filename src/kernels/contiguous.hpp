@@ -14,20 +14,17 @@
 #include <string>
 
 #include "codegen/loop_spec.hpp"
-#include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_choice.hpp"
+#include "kernels/operand_code.hpp"
 
 namespace jitvec::kernels {
 
-/// jitvec_contig_vec's shape for a spec: elements per vector load (16 bytes of the widest
-/// operand, outputs included) and vectors per thread (at least 8 elements a thread).
-struct ContigVectorShape {
-  int vec;
-  int unroll;
-  int elements_per_block() const { return kCudaBlock * vec * unroll; }
-};
-ContigVectorShape contig_vector_shape(const codegen::LoopSpec& spec);
+std::string contig_vec_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
+std::string contig_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
 
-/// The contiguous kernels' source (jitvec_contig_vec, its fixed-pattern copies, jitvec_contig).
-std::string contiguous_kernels(const codegen::LoopSpec& spec);
+/// A flat run whose array operands (outputs included) are all 16-byte aligned.
+bool contig_vec_fits(const ChoiceQuery& query, KernelChoice& choice);
+/// Any flat run: one wave of grid-stride blocks.
+bool contig_fits(const ChoiceQuery& query, KernelChoice& choice);
 
 }  // namespace jitvec::kernels

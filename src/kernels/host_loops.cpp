@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "jitvec/errors.hpp"
 #include "kernels/kernel_abi.hpp"
 #include "kernels/kernel_text.hpp"
 #include "kernels/operand_code.hpp"
@@ -62,25 +63,29 @@ constexpr const char* kStrided = R"(${opening}  constexpr int OPERANDS = ${opera
 
 }  // namespace
 
-std::string host_loops(const codegen::LoopSpec& spec) {
+std::string host_entry_text(const codegen::LoopSpec& spec, const std::string& symbol) {
   const ScalarPattern pattern = ScalarPattern::run_time();
-  std::size_t widest = 1;
-  for (DType t : spec.outputs) widest = std::max(widest, dtype_size(t));
-  for (DType t : spec.inputs) widest = std::max(widest, dtype_size(t));
-  const std::size_t block = std::max<std::size_t>(64, kPrefetchBlockBytes / widest);
-  std::string text = fill(kContig, {{"opening", host_entry_opening(spec, ShapeBlock::count, kHostFlatSymbol)},
-                                    {"block_elements", std::to_string(block)},
-                                    {"prefetches", operand_loads(spec, pattern, kPrefetch, 6)},
-                                    {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
-  text += fill(kStrided,
-               {{"opening", host_entry_opening(spec, ShapeBlock::strided64, kHostStridedSymbol)},
-                {"operands", std::to_string(spec.operand_count())},
-                {"nout", std::to_string(spec.nout())},
-                {"max_dims", std::to_string(launch::kMaxDims)},
-                {"unit_element", element_store(spec, pattern, "in${k}[off[${k}] + j]", "out${s}[off[${op}] + j]")},
-                {"general_element", element_store(spec, pattern, "in${k}[off[${k}] + j * p.strides[${k}][0]]",
-                                                  "out${s}[off[${op}] + j * p.strides[${op}][0]]")}});
-  return text;
+  if (symbol == kHostFlatSymbol) {
+    std::size_t widest = 1;
+    for (DType t : spec.outputs) widest = std::max(widest, dtype_size(t));
+    for (DType t : spec.inputs) widest = std::max(widest, dtype_size(t));
+    const std::size_t block = std::max<std::size_t>(64, kPrefetchBlockBytes / widest);
+    return fill(kContig, {{"opening", host_entry_opening(spec, ShapeBlock::count, kHostFlatSymbol)},
+                          {"block_elements", std::to_string(block)},
+                          {"prefetches", operand_loads(spec, pattern, kPrefetch, 6)},
+                          {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
+  }
+  if (symbol == kHostStridedSymbol) {
+    return fill(kStrided,
+                {{"opening", host_entry_opening(spec, ShapeBlock::strided64, kHostStridedSymbol)},
+                 {"operands", std::to_string(spec.operand_count())},
+                 {"nout", std::to_string(spec.nout())},
+                 {"max_dims", std::to_string(launch::kMaxDims)},
+                 {"unit_element", element_store(spec, pattern, "in${k}[off[${k}] + j]", "out${s}[off[${op}] + j]")},
+                 {"general_element", element_store(spec, pattern, "in${k}[off[${k}] + j * p.strides[${k}][0]]",
+                                                   "out${s}[off[${op}] + j * p.strides[${op}][0]]")}});
+  }
+  throw Error("jitvec: no host entry point is named '" + symbol + "'");
 }
 
 }  // namespace jitvec::kernels

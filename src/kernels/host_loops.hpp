@@ -13,9 +13,14 @@
 #include <string>
 
 #include "codegen/loop_spec.hpp"
+#include "kernels/kernel_abi.hpp"
 
 namespace jitvec::kernels {
 
-std::string host_loops(const codegen::LoopSpec& spec);
+/// The host entry points, in the order a module lists them.
+inline constexpr const char* kHostEntries[] = {kHostFlatSymbol, kHostStridedSymbol};
+
+/// The text of the host entry `symbol` (one of kHostEntries).
+std::string host_entry_text(const codegen::LoopSpec& spec, const std::string& symbol);
 
 }  // namespace jitvec::kernels

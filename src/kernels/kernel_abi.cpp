@@ -40,24 +40,6 @@ constexpr ShapeBlock kShapes[] = {ShapeBlock::count, ShapeBlock::strided32, Shap
 
 }  // namespace
 
-std::string kernel_name(KernelKind kind, std::optional<std::uint32_t> fixed_scalars) {
-  if (!fixed_scalars) return traits(kind).name;
-  return fmt::format("{}_s{}", traits(kind).name, *fixed_scalars);
-}
-
-std::vector<std::uint32_t> specialized_scalar_masks(const codegen::LoopSpec& spec) {
-  const auto nin = static_cast<std::uint32_t>(spec.inputs.size());
-  if (nin == 0) return {};
-  std::vector<std::uint32_t> masks{0};
-  if (nin >= 2) masks.push_back(((1u << nin) - 1u) & ~1u);
-  return masks;
-}
-
-bool has_pattern_copy(KernelKind kind, std::uint32_t mask) {
-  if (!traits(kind).pattern_specialized) return false;
-  return !(kind == KernelKind::tiled && mask == 0);
-}
-
 ArgLayout arg_layout(const codegen::LoopSpec& spec) {
   ArgLayout layout;
   layout.inputs = static_cast<int>(spec.inputs.size());

@@ -20,8 +20,7 @@
 // written from the same ArgLayout that packs, and a unit test reads each compiled GPU kernel's
 // parameter offsets back from its PTX, so the compiled side and the packing side cannot drift.
 //
-// The kernel kinds and their names are listed once, in kKernels; the engine resolves, the
-// launcher chooses and the generator writes kernels from that table.
+// The kernel kinds themselves (names, choice, text) are the table of kernel_kinds.hpp.
 #pragma once
 
 #include <array>
@@ -40,60 +39,8 @@ namespace jitvec::kernels {
 /// Threads per block of every GPU kernel.
 inline constexpr int kCudaBlock = 256;
 
-enum class KernelKind : std::uint8_t {
-  contig_vec,  // contiguous.hpp
-  contig,      // contiguous.hpp
-  strided32,   // strided.hpp
-  strided64,   // strided.hpp
-  rows,        // rows.hpp
-  rows_vec,    // rows.hpp
-  tiled,       // tiled.hpp
-  nd_vec,      // nd_vector.hpp
-};
-inline constexpr int kKernelKinds = 8;
-
 /// The shape block a kernel takes after the operands.
 enum class ShapeBlock : std::uint8_t { count, strided32, strided64 };
-
-struct KernelTraits {
-  KernelKind kind;
-  const char* name;
-  ShapeBlock shape;
-  /// Also compiled for each fixed scalar pattern of specialized_scalar_masks().
-  bool pattern_specialized;
-  /// Takes dynamic shared memory past the default 48 KiB (its limit is raised when loaded).
-  bool large_shared;
-};
-
-inline constexpr KernelTraits kKernels[kKernelKinds] = {
-    {KernelKind::contig_vec, "jitvec_contig_vec", ShapeBlock::count, true, false},
-    {KernelKind::contig, "jitvec_contig", ShapeBlock::count, false, false},
-    {KernelKind::strided32, "jitvec_strided32", ShapeBlock::strided32, false, false},
-    {KernelKind::strided64, "jitvec_strided64", ShapeBlock::strided64, false, false},
-    {KernelKind::rows, "jitvec_rows", ShapeBlock::strided64, false, false},
-    {KernelKind::rows_vec, "jitvec_rows_vec", ShapeBlock::strided64, false, false},
-    {KernelKind::tiled, "jitvec_tiled", ShapeBlock::strided64, true, true},
-    {KernelKind::nd_vec, "jitvec_nd_vec", ShapeBlock::strided32, false, false},
-};
-inline const KernelTraits& traits(KernelKind kind) { return kKernels[static_cast<int>(kind)]; }
-
-/// The kernel's name: kKernels' name, or "<name>_s<mask>" for a fixed scalar pattern.
-std::string kernel_name(KernelKind kind, std::optional<std::uint32_t> fixed_scalars = std::nullopt);
-
-/// The scalar patterns (bit k: input k is a scalar) for which the pattern_specialized kernels
-/// are also compiled with the pattern fixed: every input an array (0), and the first input an
-/// array with every other a scalar, as in f(x, parameters...). There no per-element select on
-/// scalar_mask remains, so the compiler hoists work that depends on scalars only (a divisor's
-/// reciprocal) out of the element code (why it matters: bench/NOTES.md, "scalar patterns").
-/// Calls with other patterns use the run-time kernels.
-std::vector<std::uint32_t> specialized_scalar_masks(const codegen::LoopSpec& spec);
-
-/// Whether the pattern_specialized kernel `kind` has a copy for the fixed pattern `mask` (one of
-/// specialized_scalar_masks()); a call whose pattern has none uses the run-time kernel. Every
-/// such kind has both, except jitvec_tiled for the all-arrays pattern (0): with no scalar there
-/// is no scalar-only work to hoist, and a tiled copy is the dearest part of a module's NVRTC
-/// time (bench/NOTES.md, "Session 6: compile time").
-bool has_pattern_copy(KernelKind kind, std::uint32_t mask);
 
 /// Host entry points of a CPU loop module: `void <symbol>(const jitvec_args_<shape>* args,
 /// long long begin, long long end)` over [begin, end) of the iteration space.

@@ -1,14 +1,15 @@
 #include "kernels/module_source.hpp"
 
-#include "kernels/contiguous.hpp"
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "jitvec/errors.hpp"
 #include "kernels/device_types.hpp"
 #include "kernels/host_loops.hpp"
 #include "kernels/host_prelude.hpp"
 #include "kernels/kernel_abi.hpp"
-#include "kernels/nd_vector.hpp"
-#include "kernels/rows.hpp"
-#include "kernels/strided.hpp"
-#include "kernels/tiled.hpp"
+#include "kernels/kernel_kinds.hpp"
 
 namespace jitvec::kernels {
 namespace {
@@ -54,34 +55,82 @@ std::string loop_preamble(const codegen::UfuncSource& ufunc, const codegen::Loop
   return text;
 }
 
+// Each selected kernel's text (every one when `kernels` is empty), in module order.
+template <class Text>
+std::string selected_kernels(const KernelSelection& all, const KernelSelection& kernels, Text text) {
+  for (const std::string& name : kernels) {
+    if (std::find(all.begin(), all.end(), name) == all.end()) {
+      throw Error(fmt::format("jitvec: this loop's module has no kernel '{}' (it has {})", name,
+                              fmt::join(all, ", ")));
+    }
+  }
+  std::string source;
+  for (const std::string& name : all) {
+    if (kernels.empty() || std::find(kernels.begin(), kernels.end(), name) != kernels.end()) {
+      source += text(name);
+    }
+  }
+  return source;
+}
+
 }  // namespace
 
-std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
-                                 const std::vector<const codegen::HelperSource*>& helpers,
-                                 const codegen::LoopSpec& spec) {
+KernelSelection cuda_kernel_names(const codegen::LoopSpec& spec) {
+  KernelSelection names;
+  for (const KernelVariant& v : module_variants(spec)) names.push_back(kernel_name(v));
+  return names;
+}
+
+KernelSelection host_entry_names() { return KernelSelection(std::begin(kHostEntries), std::end(kHostEntries)); }
+
+std::string cuda_module_common(const codegen::UfuncSource& ufunc,
+                               const std::vector<const codegen::HelperSource*>& helpers,
+                               const codegen::LoopSpec& spec) {
   const std::string user = codegen::user_code(ufunc, helpers);
   std::string source = kDevicePrelude;
   source += types_prelude(types_parts_needed(spec, user));  // only what the loop can use
   source += user;
   source += loop_preamble(ufunc, spec, "__device__ __forceinline__", false);
-  source += contiguous_kernels(spec);
-  source += strided_kernels(spec);
-  source += rows_kernels(spec);
-  source += tiled_kernels(spec);
-  source += nd_vector_kernels(spec);
   return source;
+}
+
+std::string cuda_kernel_source(const codegen::LoopSpec& spec, const std::string& kernel) {
+  for (const KernelVariant& v : module_variants(spec)) {
+    if (kernel_name(v) == kernel) return variant_text(spec, v);
+  }
+  throw Error(fmt::format("jitvec: this loop's module has no kernel '{}'", kernel));
+}
+
+std::string generate_cuda_source(const codegen::UfuncSource& ufunc,
+                                 const std::vector<const codegen::HelperSource*>& helpers,
+                                 const codegen::LoopSpec& spec, const KernelSelection& kernels) {
+  const std::vector<KernelVariant> variants = module_variants(spec);
+  KernelSelection all;
+  for (const KernelVariant& v : variants) all.push_back(kernel_name(v));
+  return cuda_module_common(ufunc, helpers, spec) +
+         selected_kernels(all, kernels, [&](const std::string& name) {
+           const auto at = std::find(all.begin(), all.end(), name) - all.begin();
+           return variant_text(spec, variants[static_cast<std::size_t>(at)]);
+         });
 }
 
 std::string_view device_prelude() { return kDevicePrelude; }
 
-std::string generate_host_source(const codegen::UfuncSource& ufunc,
-                                 const std::vector<const codegen::HelperSource*>& helpers,
-                                 const codegen::LoopSpec& spec) {
+std::string host_module_common(const codegen::UfuncSource& ufunc,
+                               const std::vector<const codegen::HelperSource*>& helpers,
+                               const codegen::LoopSpec& spec) {
   std::string source(host_prelude());
   source += codegen::user_code(ufunc, helpers);
   source += loop_preamble(ufunc, spec, "static inline", true);
-  source += host_loops(spec);
   return source;
+}
+
+std::string generate_host_source(const codegen::UfuncSource& ufunc,
+                                 const std::vector<const codegen::HelperSource*>& helpers,
+                                 const codegen::LoopSpec& spec, const KernelSelection& kernels) {
+  return host_module_common(ufunc, helpers, spec) +
+         selected_kernels(host_entry_names(), kernels,
+                          [&](const std::string& name) { return host_entry_text(spec, name); });
 }
 
 }  // namespace jitvec::kernels

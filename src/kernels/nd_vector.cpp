@@ -111,11 +111,10 @@ constexpr const char* kVectorStore =
 
 int nd_vector_unroll(const ContigVectorShape& shape) { return std::max(1, 16 / shape.vec); }
 
-std::string nd_vector_kernels(const codegen::LoopSpec& spec) {
-  const ScalarPattern pattern = ScalarPattern::run_time();
+std::string nd_vec_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
   const ContigVectorShape shape = contig_vector_shape(spec);
   return fill(kNdVec, {{"block", std::to_string(kCudaBlock)},
-                       {"name", kernel_name(KernelKind::nd_vec)},
+                       {"name", kernel_name(KernelKind::nd_vec, pattern.fixed)},
                        {"params", kernel_parameters(spec, ShapeBlock::strided32)},
                        {"vec", std::to_string(shape.vec)},
                        {"unroll", std::to_string(nd_vector_unroll(shape))},
@@ -147,6 +146,39 @@ LaunchGeometry nd_vector_geometry(const launch::IterationSpace& space, const Con
   LaunchGeometry g;
   g.grid_x = blocks_for(space.numel / shape.vec, static_cast<std::int64_t>(kCudaBlock) * nd_vector_unroll(shape));
   return g;
+}
+
+namespace {
+
+// jitvec_nd_vec over jitvec_rows_vec: in 3 or more dimensions, when a row has fewer vectors
+// than a row block's threads take, or when every input is broadcast along some dimension (an
+// outer product: the output is nearly all the traffic, so the instructions an element decide,
+// and jitvec_nd_vec spends fewer). A 2-D space of long rows reading a whole input keeps the row
+// kernel, measured at memory speed (bench/NOTES.md).
+bool nd_vector_preferred(const launch::IterationSpace& space, const CallOperands& operands,
+                         const ContigVectorShape& shape) {
+  if (space.ndim() >= 3 || space.sizes.back() < shape.elements_per_block()) return true;
+  for (int k = 0; k < operands.inputs; ++k) {
+    if (operands.is_scalar(k)) continue;
+    bool broadcast = false;
+    for (std::int64_t stride : space.strides[k]) broadcast = broadcast || stride == 0;
+    if (!broadcast) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool nd_vec_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  std::uint32_t lanes = 0;
+  if (!nd_vector_preferred(query.space, query.operands, query.loop.vector) ||
+      !nd_vector_applies(query.space, query.operands, query.loop.vector.vec, lanes)) {
+    return false;
+  }
+  choice.lane_mask = lanes;
+  choice.geometry = nd_vector_geometry(query.space, query.loop.vector);
+  choice.block.vector = query.loop.vector.vec;
+  return true;
 }
 
 }  // namespace jitvec::kernels

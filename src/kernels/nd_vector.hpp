@@ -24,13 +24,18 @@
 #include <string>
 
 #include "codegen/loop_spec.hpp"
-#include "kernels/contiguous.hpp"
-#include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_choice.hpp"
+#include "kernels/operand_code.hpp"
 #include "launch/iteration_space.hpp"
 
 namespace jitvec::kernels {
 
-std::string nd_vector_kernels(const codegen::LoopSpec& spec);
+std::string nd_vec_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
+
+/// Outputs in rows of whole vectors with 32-bit offsets, where the N-d vector kernel beats the
+/// row kernels: 3 or more dimensions, rows shorter than a row block, or every array input
+/// broadcast along some dimension (an outer product).
+bool nd_vec_fits(const ChoiceQuery& query, KernelChoice& choice);
 
 /// Vectors each thread of jitvec_nd_vec takes: 16 elements a thread.
 int nd_vector_unroll(const ContigVectorShape& shape);

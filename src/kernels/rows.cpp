@@ -117,16 +117,19 @@ Slots row_walk_slots(const codegen::LoopSpec& spec) {
 
 }  // namespace
 
-std::string rows_kernels(const codegen::LoopSpec& spec) {
-  const ScalarPattern pattern = ScalarPattern::run_time();
-  const ContigVectorShape shape = contig_vector_shape(spec);
+std::string rows_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
   Slots rows = row_walk_slots(spec);
-  rows.set("name", kernel_name(KernelKind::rows))
+  rows.set("name", kernel_name(KernelKind::rows, pattern.fixed))
       .set("unroll", kRowsUnroll)
       .set("loads", operand_loads(spec, pattern, kRowLoads, 4))
       .set("element", element_store(spec, pattern, "v${k}[u]", "row_out${s}[(c0 + u * BLOCK) * p.strides[${op}][0]]"));
+  return fill(kRows, rows);
+}
+
+std::string rows_vec_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
+  const ContigVectorShape shape = contig_vector_shape(spec);
   Slots vec = row_walk_slots(spec);
-  vec.set("name", kernel_name(KernelKind::rows_vec))
+  vec.set("name", kernel_name(KernelKind::rows_vec, pattern.fixed))
       .set("vec", shape.vec)
       .set("unroll", shape.unroll)
       .set("loads", operand_loads(spec, pattern, kRowVectorLoads, 4))
@@ -134,7 +137,7 @@ std::string rows_kernels(const codegen::LoopSpec& spec) {
       .set("vector_element", element_store(spec, pattern, "v${k}[u].v[e]", "result${s}.v[e]"))
       .set("vector_stores", each_output(spec, kVectorStore, 6))
       .set("tail_element", element_store(spec, pattern, "row${k}[((column_mask >> ${k}) & 1u) ? 0 : c]", "row_out${s}[c]"));
-  return fill(kRows, rows) + fill(kRowsVec, vec);
+  return fill(kRowsVec, vec);
 }
 
 bool rows_apply(const launch::IterationSpace& space) {
@@ -191,6 +194,22 @@ LaunchGeometry rows_vec_geometry(const launch::IterationSpace& space, const Cont
   g.grid_x = std::max(1u, blocks_for(vectors, kCudaBlock * shape.unroll));
   g.grid_y = row_blocks(space);
   return g;
+}
+
+bool rows_vec_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  std::uint32_t lanes = 0;
+  if (!rows_apply(query.space) || !rows_vectorizable(query.space, query.operands, query.loop.vector.vec, lanes)) {
+    return false;
+  }
+  choice.lane_mask = lanes;
+  choice.geometry = rows_vec_geometry(query.space, query.loop.vector);
+  return true;
+}
+
+bool rows_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  if (!rows_apply(query.space)) return false;
+  choice.geometry = rows_geometry(query.space);
+  return true;
 }
 
 }  // namespace jitvec::kernels

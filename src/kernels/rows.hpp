@@ -20,8 +20,8 @@
 #include <string>
 
 #include "codegen/loop_spec.hpp"
-#include "kernels/contiguous.hpp"
-#include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_choice.hpp"
+#include "kernels/operand_code.hpp"
 #include "launch/iteration_space.hpp"
 
 namespace jitvec::kernels {
@@ -33,7 +33,14 @@ inline constexpr std::int64_t kRowsMinColumns = 256;
 /// Most blocks along the rows (the grid's y dimension); each takes a run of rows.
 inline constexpr std::int64_t kRowsMaxRowBlocks = 65535;
 
-std::string rows_kernels(const codegen::LoopSpec& spec);
+std::string rows_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
+std::string rows_vec_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
+
+/// Rows of at least kRowsMinColumns elements whose operands all run along them in whole
+/// vectors (or are constant along them).
+bool rows_vec_fits(const ChoiceQuery& query, KernelChoice& choice);
+/// Rows of at least kRowsMinColumns elements, any strides.
+bool rows_fits(const ChoiceQuery& query, KernelChoice& choice);
 
 /// Whether the space's rows are long enough for the row kernels.
 bool rows_apply(const launch::IterationSpace& space);

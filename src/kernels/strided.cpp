@@ -41,13 +41,11 @@ constexpr OperandCode kStridedLoads{
     "for (int u = 0; u < UNROLL; ++u)\n"
     "  if (base + u * BLOCK < p.numel) v${k}[u] = in${k}[off[${k}][u]];\n"};
 
-std::string strided_kernel(const codegen::LoopSpec& spec, KernelKind kind) {
-  const bool narrow = kind == KernelKind::strided32;
-  const ScalarPattern pattern = ScalarPattern::run_time();
+std::string strided_kernel(const codegen::LoopSpec& spec, const ScalarPattern& pattern, bool narrow) {
   return fill(kStrided,
               {{"block", std::to_string(kCudaBlock)},
-               {"name", kernel_name(kind)},
-               {"params", kernel_parameters(spec, traits(kind).shape)},
+               {"name", kernel_name(narrow ? KernelKind::strided32 : KernelKind::strided64, pattern.fixed)},
+               {"params", kernel_parameters(spec, narrow ? ShapeBlock::strided32 : ShapeBlock::strided64)},
                {"unroll", std::to_string(narrow ? kStridedUnroll : 1)},
                {"operands", std::to_string(spec.operand_count())},
                {"nout", std::to_string(spec.nout())},
@@ -61,8 +59,23 @@ std::string strided_kernel(const codegen::LoopSpec& spec, KernelKind kind) {
 
 }  // namespace
 
-std::string strided_kernels(const codegen::LoopSpec& spec) {
-  return strided_kernel(spec, KernelKind::strided32) + strided_kernel(spec, KernelKind::strided64);
+std::string strided32_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
+  return strided_kernel(spec, pattern, true);
+}
+
+std::string strided64_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
+  return strided_kernel(spec, pattern, false);
+}
+
+bool strided32_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  if (!query.space.fits_32bit) return false;
+  choice.geometry.grid_x = blocks_for(query.space.numel, kCudaBlock * kStridedUnroll);
+  return true;
+}
+
+bool strided64_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  choice.geometry.grid_x = blocks_for(query.space.numel, kCudaBlock);
+  return true;
 }
 
 }  // namespace jitvec::kernels

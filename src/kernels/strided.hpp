@@ -11,12 +11,20 @@
 #include <string>
 
 #include "codegen/loop_spec.hpp"
+#include "kernels/kernel_choice.hpp"
+#include "kernels/operand_code.hpp"
 
 namespace jitvec::kernels {
 
 /// Elements each thread of jitvec_strided32 handles.
 inline constexpr int kStridedUnroll = 4;
 
-std::string strided_kernels(const codegen::LoopSpec& spec);
+std::string strided32_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
+std::string strided64_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
+
+/// Every offset of the space below 2^31.
+bool strided32_fits(const ChoiceQuery& query, KernelChoice& choice);
+/// Any space: the last resort.
+bool strided64_fits(const ChoiceQuery& query, KernelChoice& choice);
 
 }  // namespace jitvec::kernels

@@ -75,7 +75,9 @@ constexpr const char* kDestination =
 // How input k is read by one tiled kernel.
 enum class TileUse { never, per_call, always };
 
-std::string tiled_kernel(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
+}  // namespace
+
+std::string tiled_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
   const int nin = static_cast<int>(spec.inputs.size());
   int arrays = 0;
   for (int k = 0; k < nin; ++k) arrays += pattern.known_scalar(k) ? 0 : 1;
@@ -114,18 +116,7 @@ std::string tiled_kernel(const codegen::LoopSpec& spec, const ScalarPattern& pat
                        {"element", element}});
 }
 
-}  // namespace
-
 bool has_tiled_kernel(const codegen::LoopSpec& spec) { return !spec.inputs.empty(); }
-
-std::string tiled_kernels(const codegen::LoopSpec& spec) {
-  if (!has_tiled_kernel(spec)) return {};
-  std::string text = tiled_kernel(spec, ScalarPattern::run_time());
-  for (std::uint32_t mask : specialized_scalar_masks(spec)) {
-    if (has_pattern_copy(KernelKind::tiled, mask)) text += tiled_kernel(spec, ScalarPattern::fixed_to(mask));
-  }
-  return text;
-}
 
 TiledInputs transposed_inputs(const launch::IterationSpace& space, const CallOperands& operands) {
   TiledInputs tiled;
@@ -163,6 +154,16 @@ LaunchGeometry tiled_geometry(const launch::IterationSpace& space, const CallOpe
     if ((tiled.mask >> k) & 1u) g.shared_bytes += 64 * 65 * operands.element_bytes[k];
   }
   return g;
+}
+
+bool tiled_fits(const ChoiceQuery& query, KernelChoice& choice) {
+  if (!query.loop.has_tiled) return false;
+  const TiledInputs tiled = transposed_inputs(query.space, query.operands);
+  if (tiled.mask == 0) return false;
+  choice.lane_mask = tiled.mask;
+  choice.geometry = tiled_geometry(query.space, query.operands, tiled);
+  choice.block.second = tiled.second;
+  return true;
 }
 
 }  // namespace jitvec::kernels

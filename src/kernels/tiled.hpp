@@ -24,7 +24,8 @@
 #include <string>
 
 #include "codegen/loop_spec.hpp"
-#include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_choice.hpp"
+#include "kernels/operand_code.hpp"
 #include "launch/iteration_space.hpp"
 
 namespace jitvec::kernels {
@@ -34,9 +35,12 @@ inline constexpr int kMaxTiledInputs = 4;
 /// Dynamic shared memory of one tiled input at most: a 64 x 65 tile of 8-byte elements.
 inline constexpr int kTiledSlotBytes = 64 * 65 * 8;
 
-/// Whether `spec`'s module has jitvec_tiled (every loop with inputs has).
+/// Whether `spec`'s module can have jitvec_tiled (every loop with inputs can).
 bool has_tiled_kernel(const codegen::LoopSpec& spec);
-std::string tiled_kernels(const codegen::LoopSpec& spec);
+std::string tiled_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern);
+
+/// An N-d space with a transposed array input (transposed_inputs() finds one).
+bool tiled_fits(const ChoiceQuery& query, KernelChoice& choice);
 
 /// The inputs a tiled launch moves through shared memory (the bits of `mask`, at most
 /// kMaxTiledInputs): those read with a stride > 1 along the space's innermost dimension and

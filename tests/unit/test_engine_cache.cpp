@@ -1,6 +1,7 @@
 // The engine and its disk cache on the host target (runs in CI): a second engine over the same
 // folder compiles nothing; a scalar or array argument does not change the binary; each field of
 // the loop key changes the key; a cached loop that fails to load is compiled again.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -58,6 +59,16 @@ TEST_CASE("every field of a loop changes its cache key", "[engine][cache]") {
   engine::LoopDefinition other = def;
   other.spec.outputs = {DType::float64};
   CHECK(engine::cuda_loop_key(other, "sm_90", "source").hex() != base);  // loop
+  // The kernels the module holds: one, another, or every one ("all").
+  engine::LoopDefinition one = def;
+  one.kernels = {"jitvec_contig_vec_s0"};
+  const std::string one_key = engine::cuda_loop_key(one, "sm_90", "source").hex();
+  CHECK(one_key != base);
+  one.kernels = {"jitvec_rows"};
+  CHECK(engine::cuda_loop_key(one, "sm_90", "source").hex() != one_key);
+  CHECK(engine::cuda_loop_key(one, "sm_90", "source").hex() != base);
+  const cache::KeyFields fields = engine::cuda_loop_key(def, "sm_90", "source").fields();
+  CHECK(std::count(fields.begin(), fields.end(), std::pair<std::string, std::string>{"kernels", "all"}) == 1);
 }
 
 namespace {

@@ -1,12 +1,18 @@
-// Golden generated sources: the whole module text of four representative loops and of a float32
-// sum's reduce/accumulate module, GPU and host, checked in under tests/golden/ and compared
-// here, so every change to generated code shows as a readable diff in review. After an
+// Golden generated sources: the module text of four representative loops, GPU and host, each
+// loop in a folder of its own with the text every module of the loop shares (module.cu,
+// host.cpp) and each kernel (entry point) in a file of its own, so a change to one kernel kind
+// shows in that kind's file alone; and a float32 sum's reduce/accumulate module. Checked in
+// under tests/golden/ and compared here, so every change to generated code shows as a readable
+// diff in review. After an
 // intended change, regenerate them with
 //   bash scripts/update_golden.sh
 // (which runs this test with JITVEC_UPDATE_GOLDEN=1) and commit the new files with the change.
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "catch.hpp"
 #include "kernels/host_prelude.hpp"
@@ -67,6 +73,7 @@ codegen::LoopSpec spec_of(const GoldenLoop& g) {
 void check_golden(const std::string& name, const std::string& generated) {
   const std::string path = std::string(JITVEC_SOURCE_DIR) + "/tests/golden/" + name;
   if (const char* update = std::getenv("JITVEC_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     std::ofstream(path, std::ios::binary) << generated;
     WARN("rewrote " << path);
     return;
@@ -95,25 +102,49 @@ void check_golden(const std::string& name, const std::string& generated) {
 TEST_CASE("generated sources match the golden files", "[kernels][golden]") {
   for (const GoldenLoop& g : golden_loops()) {
     const codegen::LoopSpec spec = spec_of(g);
-    check_golden(std::string(g.file) + ".cu", kernels::generate_cuda_source(g.ufunc, {}, spec));
+    const std::string folder = std::string(g.file) + "/";
+    const std::string common = kernels::cuda_module_common(g.ufunc, {}, spec);
+    check_golden(folder + "module.cu", common);
+    std::string whole = common;
+    for (const std::string& kernel : kernels::cuda_kernel_names(spec)) {
+      const std::string text = kernels::cuda_kernel_source(spec, kernel);
+      check_golden(folder + kernel + ".cu", text);
+      // A module of one kernel is the common text and that kernel's.
+      CHECK(kernels::generate_cuda_source(g.ufunc, {}, spec, {kernel}) == common + text);
+      whole += text;
+    }
+    CHECK(kernels::generate_cuda_source(g.ufunc, {}, spec) == whole);
     // The host module less the host prelude (fixed text, tested in test_cpu_prelude.cpp).
-    const std::string host = kernels::generate_host_source(g.ufunc, {}, spec);
+    const std::string host = kernels::host_module_common(g.ufunc, {}, spec);
     const std::string_view prelude = kernels::host_prelude();
     REQUIRE(host.compare(0, prelude.size(), prelude) == 0);
-    check_golden(std::string(g.file) + ".host.cpp", host.substr(prelude.size()));
+    check_golden(folder + "host.cpp", host.substr(prelude.size()));
+    std::string whole_host = host;
+    for (const std::string& entry : kernels::host_entry_names()) {
+      const std::string one = kernels::generate_host_source(g.ufunc, {}, spec, {entry});
+      REQUIRE(one.compare(0, host.size(), host) == 0);
+      check_golden(folder + entry + ".cpp", one.substr(host.size()));
+      whole_host += one.substr(host.size());
+    }
+    CHECK(kernels::generate_host_source(g.ufunc, {}, spec) == whole_host);
   }
 }
 
 TEST_CASE("reduction modules match the golden files", "[kernels][golden]") {
-  // The reduce and accumulate module of a float32 sum (kernels/reduce.hpp, kernels/scan.hpp),
-  // GPU and host: the tiles kernel's look-back and the host's tree order show in review.
+  // The reduce module and the accumulate module of a float32 sum (kernels/reduce.hpp,
+  // kernels/scan.hpp), GPU and host: the tiles kernel's look-back and the host's tree order
+  // show in review.
   const codegen::UfuncSource sum{"golden_sum", "template <typename T> __device__ T golden_sum(T a, T b) { return a + b; }",
                                  "", 1, ""};
   const codegen::LoopSpec spec =
       engine::reduction_spec(Signature::parse("float32(float32, float32)"), DType::float32, DType::float32);
-  check_golden("sum_reduction_f32.cu", kernels::generate_reduction_source(false, sum, {}, spec));
-  const std::string host = kernels::generate_reduction_source(true, sum, {}, spec);
   const std::string_view prelude = kernels::host_prelude();
-  const std::size_t skip = host.compare(0, prelude.size(), prelude) == 0 ? prelude.size() : 0;
-  check_golden("sum_reduction_f32.host.cpp", host.substr(skip));
+  for (const auto& [method, name] : {std::pair{kernels::ReductionMethod::reduce, "reduce"},
+                                     std::pair{kernels::ReductionMethod::accumulate, "accumulate"}}) {
+    check_golden(fmt::format("sum_reduction_f32/{}.cu", name),
+                 kernels::generate_reduction_source(false, sum, {}, spec, method));
+    const std::string host = kernels::generate_reduction_source(true, sum, {}, spec, method);
+    const std::size_t skip = host.compare(0, prelude.size(), prelude) == 0 ? prelude.size() : 0;
+    check_golden(fmt::format("sum_reduction_f32/{}.host.cpp", name), host.substr(skip));
+  }
 }

@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_kinds.hpp"
 #include "kernels/module_source.hpp"
 
 using namespace jitvec;
@@ -151,16 +152,8 @@ TEST_CASE("every compiled kernel's parameters lie where the packer writes them",
   INFO(spec.describe());
   const ArgLayout l = arg_layout(spec);
   const compile::CudaBinary binary = compile::compile_cuda(generate_cuda_source(ufunc, {}, spec), "f", "sm_90");
-  std::vector<std::string> names;
-  for (const KernelTraits& k : kKernels) {
-    names.push_back(kernel_name(k.kind));
-    if (k.pattern_specialized) {
-      for (std::uint32_t mask : specialized_scalar_masks(spec)) {
-        if (has_pattern_copy(k.kind, mask)) names.push_back(kernel_name(k.kind, mask));
-      }
-    }
-  }
-  for (const std::string& name : names) {
+  for (const KernelVariant& variant : module_variants(spec)) {
+    const std::string name = kernel_name(variant);
     INFO(name);
     const auto params = ptx_params(binary.ptx, name);
     REQUIRE(static_cast<int>(params.size()) == l.parameter_count());
@@ -174,10 +167,7 @@ TEST_CASE("every compiled kernel's parameters lie where the packer writes them",
     CHECK(params[masks].first == l.scalar_mask_offset);
     CHECK(params[masks + 1].first == l.lane_mask_offset);
     CHECK(params[masks + 2].first == l.shape_offset);
-    const std::string kind_name = name.substr(0, name.find("_s", 10) == std::string::npos ? name.size() : name.find("_s", 10));
-    for (const KernelTraits& k : kKernels) {
-      if (kind_name == k.name) CHECK(params.back().first + params.back().second == l.size(k.shape));
-    }
+    CHECK(params.back().first + params.back().second == l.size(kind_row(variant.kind).shape));
   }
 }
 
@@ -185,11 +175,15 @@ TEST_CASE("the tiled kernel has no fixed copy for the all-arrays pattern; the ot
   const codegen::LoopSpec spec = mixed_spec();
   const std::vector<std::uint32_t> masks = specialized_scalar_masks(spec);
   REQUIRE(masks == std::vector<std::uint32_t>{0u, 6u});
-  CHECK(has_pattern_copy(KernelKind::contig_vec, 0));
-  CHECK(has_pattern_copy(KernelKind::contig_vec, 6));
-  CHECK_FALSE(has_pattern_copy(KernelKind::tiled, 0));
-  CHECK(has_pattern_copy(KernelKind::tiled, 6));
-  CHECK_FALSE(has_pattern_copy(KernelKind::strided32, 6));  // never pattern-specialized
+  CHECK(has_pattern_copy(spec, KernelKind::contig_vec, 0));
+  CHECK(has_pattern_copy(spec, KernelKind::contig_vec, 6));
+  CHECK_FALSE(has_pattern_copy(spec, KernelKind::tiled, 0));
+  CHECK(has_pattern_copy(spec, KernelKind::tiled, 6));
+  CHECK_FALSE(has_pattern_copy(spec, KernelKind::strided32, 6));  // never pattern-specialized
+  CHECK_FALSE(has_pattern_copy(spec, KernelKind::contig_vec, 2));  // not a specialized pattern
+  CHECK(variant_for(spec, KernelKind::tiled, 0) == KernelVariant{KernelKind::tiled, std::nullopt});
+  CHECK(variant_for(spec, KernelKind::tiled, 6) == KernelVariant{KernelKind::tiled, 6u});
+  CHECK(variant_for(spec, KernelKind::contig_vec, 3) == KernelVariant{KernelKind::contig_vec, std::nullopt});
   const codegen::UfuncSource one{"f", "__device__ float f(signed char a, double b, unsigned short c) { return a + b * c; }", "", 1};
   const std::string source = generate_cuda_source(one, {}, spec);
   CHECK(source.find("jitvec_tiled(") != std::string::npos);

@@ -3,10 +3,6 @@
 // No GPU is needed: NVRTC compiles without one. What depends on the process's one load attempt
 // (a missing library, a CPU-only program that never loads NVRTC) runs in a fresh process
 // (tests/tools/nvrtc_probe) with the environment it needs.
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -18,70 +14,19 @@
 #include "compile/compile_time_limit.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "compile/nvrtc_library.hpp"
+#include "support.hpp"
 #include "jitvec/errors.hpp"
-
-extern char** environ;
 
 namespace {
 
 using jitvec::CompileError;
 using jitvec::CudaError;
 namespace compile = jitvec::compile;
+using jitvec_test::ChildResult;
+using jitvec_test::run_tool;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-struct ChildResult {
-  int exit_status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs tests/tools/<tool> with `args`, this process's environment changed by `changes` (a
-// value of nullptr unsets the variable), and returns its exit status and output.
-ChildResult run_tool(const std::string& tool, const std::vector<std::string>& args,
-                     const std::map<std::string, const char*>& changes) {
-  std::vector<std::string> environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    if (changes.count(text.substr(0, text.find('='))) == 0) environment.push_back(text);
-  }
-  for (const auto& [name, value] : changes) {
-    if (value != nullptr) environment.push_back(name + "=" + value);
-  }
-  std::vector<char*> envp;
-  for (std::string& entry : environment) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  const std::string program = std::string(JITVEC_TOOLS_DIR) + "/" + tool;
-  std::vector<char*> argv{const_cast<char*>(program.c_str())};
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-
-  int pipe_fds[2];
-  REQUIRE(::pipe(pipe_fds) == 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  pid_t pid = 0;
-  const int spawned =
-      posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  INFO("starting " << program << ": " << std::strerror(spawned));
-  REQUIRE(spawned == 0);
-  ChildResult result;
-  char buffer[512];
-  for (ssize_t got; (got = ::read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) {
-    result.output.append(buffer, static_cast<std::size_t>(got));
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFEXITED(status));
-  result.exit_status = WEXITSTATUS(status);
-  return result;
 }
 
 const char* const kKernel = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }";

@@ -46,7 +46,9 @@ TEST_CASE("reduction modules compile with NVRTC (no GPU needed)", "[reduce][nvrt
                          Types{"int64(int64, int64)", DType::uint8, DType::int64}}) {
     CAPTURE(t.loop);
     const codegen::LoopSpec spec = engine::reduction_spec(Signature::parse(t.loop), t.in, t.out);
-    CHECK_NOTHROW(compile::compile_cuda(kernels::generate_reduction_source(false, add, {}, spec), "h3_add", "sm_90"));
+    for (kernels::ReductionMethod method : {kernels::ReductionMethod::reduce, kernels::ReductionMethod::accumulate}) {
+      CHECK_NOTHROW(compile::compile_cuda(kernels::generate_reduction_source(false, add, {}, spec, method), "h3_add", "sm_90"));
+    }
   }
 }
 
@@ -64,15 +66,17 @@ TEST_CASE("definition files declare identity and methods; jitvec compile builds 
   Engine engine(options);
   const engine::DefinedTargets defined = engine::load_definition_files(engine, {file});
   const std::vector<engine::PrecompileJob> jobs = engine::plan_precompile(engine, {}, {}, defined);
-  // The map loop of each signature, and the reduction module and reduce(where=)'s select loop
-  // of the one loop T(T, T).
-  REQUIRE(jobs.size() == 4);
+  // The map loop of each signature, and the reduce module, the accumulate module and
+  // reduce(where=)'s select loop of the one loop T(T, T).
+  REQUIRE(jobs.size() == 5);
   CHECK(jobs[0].method.empty());
-  CHECK(jobs[1].method == engine::kReductionMethod);
+  CHECK(jobs[1].method == engine::kReduceMethod);
   CHECK(jobs[1].signature == "float32(float32, float32)");
-  CHECK(jobs[2].method == engine::kWhereSelectMethod);
+  CHECK(jobs[2].method == engine::kAccumulateMethod);
   CHECK(jobs[2].signature == "float32(float32, float32)");
-  CHECK(jobs[3].method.empty());
+  CHECK(jobs[3].method == engine::kWhereSelectMethod);
+  CHECK(jobs[3].signature == "float32(float32, float32)");
+  CHECK(jobs[4].method.empty());
   const engine::PrecompileResult built = engine::run_precompile_job(engine, jobs[1]);
   INFO(built.error);
   REQUIRE(built.ok);
@@ -90,7 +94,7 @@ TEST_CASE("definition files declare identity and methods; jitvec compile builds 
   CHECK(again.stats().compiles == before.compiles);
   CHECK(again.stats().disk_hits == before.disk_hits + 1);
   // reduce(where=) finds its select loop precompiled too: no compile, one more disk hit.
-  const engine::PrecompileResult select = engine::run_precompile_job(engine, jobs[2]);
+  const engine::PrecompileResult select = engine::run_precompile_job(engine, jobs[3]);
   INFO(select.error);
   REQUIRE(select.ok);
   CHECK_FALSE(select.from_cache);

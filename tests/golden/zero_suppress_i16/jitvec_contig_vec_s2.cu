@@ -1,0 +1,20 @@
+extern "C" __global__ void __launch_bounds__(256) jitvec_contig_vec_s2(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const long long n) {
+  constexpr int BLOCK = 256, VEC = 8, UNROLL = 1;
+  constexpr long long TILE = static_cast<long long>(BLOCK) * VEC * UNROLL;
+  const long long base = static_cast<long long>(blockIdx.x) * TILE;
+  if (base + TILE <= n) {
+    jitvec_detail::Vec<short, VEC> v0[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      v0[u] = *reinterpret_cast<const jitvec_detail::Vec<short, VEC>*>(in0 + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC);
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      jitvec_detail::Vec<short, VEC> r;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) r.v[e] = jitvec_apply(v0[u].v[e], s1);
+      *reinterpret_cast<jitvec_detail::Vec<short, VEC>*>(out + base + (static_cast<long long>(u) * BLOCK + threadIdx.x) * VEC) = r;
+    }
+  } else {
+    for (long long i = base + threadIdx.x; i < n; i += BLOCK) out[i] = jitvec_apply(in0[i], s1);
+  }
+}

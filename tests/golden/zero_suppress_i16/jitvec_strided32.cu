@@ -1,0 +1,36 @@
+extern "C" __global__ void __launch_bounds__(256) jitvec_strided32(const short* __restrict__ in0, const short s0, const short* __restrict__ in1, const short s1, short* __restrict__ out, const unsigned scalar_mask, const unsigned lane_mask, const jitvec_strided32_params p) {
+  constexpr int BLOCK = 256, UNROLL = 4, OPERANDS = 3, OUT = OPERANDS - 1;
+  const unsigned base = static_cast<unsigned>(blockIdx.x) * (BLOCK * UNROLL) + threadIdx.x;
+  int off[OPERANDS][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+#pragma unroll
+    for (int op = 0; op < OPERANDS; ++op) off[op][u] = 0;
+    unsigned rem = base + u * BLOCK;
+    if (rem >= p.numel) continue;
+#pragma unroll 1
+    for (int d = 0; d < 16; ++d) {
+      if (d == p.ndim) break;
+      const unsigned q = (__umulhi(rem, p.magic[d]) + rem) >> p.shift[d];
+      const int coord = static_cast<int>(rem - q * p.sizes[d]);
+      rem = q;
+#pragma unroll
+      for (int op = 0; op < OPERANDS; ++op) off[op][u] += coord * p.strides[op][d];
+    }
+  }
+  short v0[UNROLL];
+  if (!((scalar_mask >> 0) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v0[u] = in0[off[0][u]];
+  }
+  short v1[UNROLL];
+  if (!((scalar_mask >> 1) & 1u)) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+      if (base + u * BLOCK < p.numel) v1[u] = in1[off[1][u]];
+  }
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+    if (base + u * BLOCK < p.numel) out[off[OUT][u]] = jitvec_apply(((scalar_mask >> 0) & 1u ? s0 : v0[u]), ((scalar_mask >> 1) & 1u ? s1 : v1[u]));
+}

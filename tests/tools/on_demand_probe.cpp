@@ -1,0 +1,177 @@
+// tests/tools/on_demand_probe.cpp: which kernels a GPU call compiles, seen on a machine
+// without a GPU (test_compile_on_demand.cpp runs it).
+//
+// Run with JITVEC_CUDA_DRIVER pointing at the fake driver (bench/probes/fake_cuda_driver.cpp,
+// built as jitvec_fake_cuda_driver): every driver call succeeds and computes nothing, while
+// NVRTC compiles for real, so what the engine compiles and which kernel each call launches are
+// exactly what they are on a GPU. Each mode prints one line per call or per step:
+//   on_demand_probe layouts CACHE    each layout of the table, then the table again:
+//                                    "call <layout> <launched kernel> <compiles of the call>"
+//                                    and "again <compiles of the second round>"
+//   on_demand_probe threads CACHE    8 threads, each calling its own layout, started together:
+//                                    "threads <compiles> <loaded kernels, distinct, sorted>"
+//   on_demand_probe precompile CACHE Ufunc::precompile(cuda), then a second engine on the same
+//                                    cache calls every layout: "precompiled <compiles>" and
+//                                    "call <layout> <kernel> <compiles>" lines
+// Exits 0, or 1 with a line on stderr when something throws.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jitvec/jitvec.hpp"
+
+namespace {
+
+using jitvec::Array;
+using jitvec::DType;
+using jitvec::Shape;
+
+const char* last_launched() {
+  static auto* name = [] {
+    const char* path = std::getenv("JITVEC_CUDA_DRIVER");
+    void* library = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    return library ? reinterpret_cast<const char* (*)()>(dlsym(library, "fake_cuda_last_launched")) : nullptr;
+  }();
+  return name ? name() : "?";
+}
+
+Array device_array(Shape shape) {
+  return Array::empty(DType::float32, std::move(shape), jitvec::Memory::device, 0);
+}
+
+struct Layout {
+  const char* name;
+  std::function<void(const jitvec::Ufunc&)> call;
+};
+
+// One call per kernel variant a float32 loop of three inputs can launch (strided64 needs a
+// space past 2^31 elements and is left out).
+std::vector<Layout> layouts() {
+  using jitvec::out;
+  return {
+      {"contiguous_arrays",
+       [](const jitvec::Ufunc& f) { f(device_array({4096}), device_array({4096}), device_array({4096})); }},
+      {"contiguous_parameters", [](const jitvec::Ufunc& f) { f(device_array({4096}), 0.5f, 2.0f); }},
+      {"contiguous_two_arrays",
+       [](const jitvec::Ufunc& f) { f(device_array({4096}), device_array({4096}), 2.0f); }},
+      {"contiguous_misaligned",
+       [](const jitvec::Ufunc& f) { f(device_array({4097}).slice(0, 1, 4097), 0.5f, 2.0f); }},
+      {"transposed_parameters",
+       [](const jitvec::Ufunc& f) { f(device_array({256, 256}).transpose(), 0.5f, 2.0f); }},
+      {"transposed_arrays",
+       [](const jitvec::Ufunc& f) {
+         f(device_array({256, 256}).transpose(), device_array({256, 256}), device_array({256, 256}));
+       }},
+      {"broadcast_3d",
+       [](const jitvec::Ufunc& f) {
+         f(device_array({8, 1, 64}), device_array({1, 16, 1}), device_array({8, 16, 64}));
+       }},
+      {"padded_long_rows",
+       [](const jitvec::Ufunc& f) {
+         Array x = device_array({8, 4112}).slice(1, 0, 4096);
+         f(x, device_array({8, 4096}), device_array({4096}));
+       }},
+      {"stepped_long_rows",
+       [](const jitvec::Ufunc& f) { f(device_array({8, 8192}).slice(1, 0, 8192, 2), device_array({8, 4096}), 1.0f); }},
+      {"short_padded_rows",
+       [](const jitvec::Ufunc& f) { f(device_array({1000, 8}).slice(1, 0, 3), device_array({1000, 3}), 1.0f); }},
+  };
+}
+
+jitvec::Engine make_engine(const std::string& cache) {
+  jitvec::EngineOptions options;
+  options.cache.dir = cache;
+  return jitvec::Engine(options);
+}
+
+jitvec::Ufunc define(jitvec::Engine& engine) {
+  return engine.vectorize("probe_pdf", {"float32(float32, float32, float32)"}, R"(
+template <typename T> __device__ T probe_pdf(T x, T mean, T sigma) {
+  const T z = (x - mean) / sigma;
+  return exp(T(-0.5) * z * z) / sigma;
+})");
+}
+
+void run_layouts(jitvec::Engine& engine, const jitvec::Ufunc& f) {
+  for (const Layout& layout : layouts()) {
+    const auto before = engine.stats().compiles;
+    layout.call(f);
+    std::printf("call %s %s %llu\n", layout.name, last_launched(),
+                static_cast<unsigned long long>(engine.stats().compiles - before));
+  }
+}
+
+int run(const std::string& mode, const std::string& cache) {
+  jitvec::Engine engine = make_engine(cache);
+  const jitvec::Ufunc f = define(engine);
+  if (mode == "layouts") {
+    run_layouts(engine, f);
+    const auto before = engine.stats().compiles;
+    for (const Layout& layout : layouts()) layout.call(f);
+    std::printf("again %llu\n", static_cast<unsigned long long>(engine.stats().compiles - before));
+    return 0;
+  }
+  if (mode == "threads") {
+    const std::vector<Layout> table = layouts();
+    std::mutex mutex;
+    std::condition_variable go;
+    bool started = false;
+    std::set<std::string> errors;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([&, t] {
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          go.wait(lock, [&] { return started; });
+        }
+        try {
+          table[static_cast<std::size_t>(t)].call(f);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(mutex);
+          errors.insert(e.what());
+        }
+      });
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      started = true;
+    }
+    go.notify_all();
+    for (std::thread& t : threads) t.join();
+    for (const std::string& e : errors) std::fprintf(stderr, "error: %s\n", e.c_str());
+    std::printf("threads %llu\n", static_cast<unsigned long long>(engine.stats().compiles));
+    return errors.empty() ? 0 : 1;
+  }
+  if (mode == "precompile") {
+    f.precompile(0, jitvec::Target::cuda);
+    std::printf("precompiled %llu\n", static_cast<unsigned long long>(engine.stats().compiles));
+    jitvec::Engine second = make_engine(cache);
+    run_layouts(second, define(second));
+    return 0;
+  }
+  std::fprintf(stderr, "usage: on_demand_probe layouts|threads|precompile CACHE_DIR\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) return run("", "");
+  try {
+    return run(argv[1], argv[2]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "on_demand_probe: %s\n", e.what());
+    return 1;
+  }
+}
