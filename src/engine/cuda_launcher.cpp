@@ -53,18 +53,11 @@ kernels::CallOperands call_operands(const CudaLoop& loop, const CallPlan& plan, 
   return ops;
 }
 
-// One launch: the chosen kernel with the packed arguments. A kernel the loop has not loaded
-// yet is built now (kernels compile on demand, engine/cuda_loop.hpp), in the context the driver
-// says is current: a guard that trusted the thread's memory is verified first.
-void launch_choice(const CudaLoop& loop, const CallPlan& plan, const kernels::KernelChoice& choice,
-                   kernels::KernelArgs& args, CUstream stream, cuda::ContextGuard* guard = nullptr) {
+// One launch of the chosen kernel with the packed arguments (the shape block included).
+void launch_choice(const CudaLoop& loop, const kernels::KernelChoice& choice, CUfunction function, kernels::KernelArgs& args, CUstream stream,
+                   cuda::ContextGuard* guard) {
   static_assert(sizeof(ScalarSlot) == 16, "KernelArgs::pack reads 16 bytes per scalar");
   args.set_lane_mask(loop.layout, choice.lane_mask);
-  CUfunction function = loop.loaded_kernel(choice.kind, plan.scalar_mask);
-  if (!function) {
-    if (guard && guard->trusted_cache()) guard->verify();
-    function = loop.kernel(choice.kind, plan.scalar_mask);
-  }
   kernels::LaunchGeometry g = choice.geometry;
   if (choice.one_wave) g.grid_x = std::min(g.grid_x, loop.one_wave(function));
   if (cuda::launch_with_buffer()) {  // an experiment switch (cuda/launch.hpp)
@@ -74,6 +67,28 @@ void launch_choice(const CudaLoop& loop, const CallPlan& plan, const kernels::Ke
   }
   cuda::launch(function, g.grid_x, g.grid_y, g.grid_z, g.block, g.shared_bytes, stream,
                args.kernel_params(), guard);
+}
+
+// Chooses the kernel for `space`, packs its shape block and launches it. A kernel the loop has
+// not loaded yet is built now (kernels compile on demand, engine/cuda_loop.hpp), in the context
+// the driver says is current (a guard that trusted the thread's memory is verified first), or
+// stood in for while it compiles: the stand-in kind is then what is launched.
+void choose_and_launch(const CudaLoop& loop, const CallPlan& plan, const launch::IterationSpace& space,
+                       const kernels::CallOperands& ops, kernels::KernelArgs& args, CUstream stream,
+                       cuda::ContextGuard* guard) {
+  kernels::KernelChoice choice = kernels::choose_kernel(space, ops, loop.traits);
+  CUfunction function = loop.loaded_kernel(choice.kind, plan.scalar_mask);
+  if (!function) {
+    if (guard && guard->trusted_cache()) guard->verify();
+    const CudaLoop::CallKernel first = loop.kernel_for_call(choice.kind, plan.scalar_mask);
+    function = first.function;
+    if (first.stand_in) {
+      choice = kernels::choose_kind(space.contiguous ? kernels::KernelKind::contig : kernels::KernelKind::strided64,
+                                    space, ops, loop.traits);
+    }
+  }
+  kernels::pack_shape(args, loop.layout, space, choice);
+  launch_choice(loop, choice, function, args, stream, guard);
 }
 
 void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const* inputs,
@@ -86,9 +101,7 @@ void launch_loop(const CudaLoop& loop, const CallPlan& plan, const Array* const*
   args.pack(loop.layout, pointers, plan.scalars.data(), out_pointers, plan.scalar_mask, 0);
   const kernels::CallOperands ops = call_operands(loop, plan, pointers, out_pointers);
   const launch::IterationSpace space = iteration_space(plan, inputs, outs);
-  const kernels::KernelChoice choice = kernels::choose_kernel(space, ops, loop.traits);
-  kernels::pack_shape(args, loop.layout, space, choice);
-  launch_choice(loop, plan, choice, args, plan.stream.handle(), &guard);
+  choose_and_launch(loop, plan, space, ops, args, plan.stream.handle(), &guard);
 }
 
 // The loaded loop of the call on `device`: the one its cached resolution remembers (no
@@ -112,10 +125,10 @@ void launch_contiguous(const CudaLoop& loop, const CallPlan& plan, void* const* 
                        void* const* outs, long long n, CUstream stream) {
   kernels::KernelArgs args;
   args.pack(loop.layout, inputs, plan.scalars.data(), outs, plan.scalar_mask, 0);
-  args.set_count(loop.layout, n);
-  const kernels::KernelChoice choice =
-      kernels::choose_flat_kernel(n, call_operands(loop, plan, inputs, outs), loop.traits);
-  launch_choice(loop, plan, choice, args, stream);
+  launch::IterationSpace flat;
+  flat.numel = n;
+  flat.contiguous = true;
+  choose_and_launch(loop, plan, flat, call_operands(loop, plan, inputs, outs), args, stream, nullptr);
 }
 
 Array run_on_gpu(detail::UfuncImpl& ufunc, const CallPlan& plan) {

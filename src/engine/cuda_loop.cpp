@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
+#include "core/log.hpp"
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
 #include "cuda/launch.hpp"
@@ -27,12 +29,13 @@ std::array<std::uint8_t, launch::kMaxOperands + 1> element_bytes_of(const codege
 
 }  // namespace
 
-CudaLoop::CudaLoop(const codegen::LoopSpec& spec, int device, ModuleBuilder build)
+CudaLoop::CudaLoop(const codegen::LoopSpec& spec, int device, ModuleBuilder build, bool stand_ins)
     : traits(kernels::LoopTraits::of(spec)),
       layout(kernels::arg_layout(spec)),
       element_bytes(element_bytes_of(spec)),
       build_(std::move(build)),
       device_(device),
+      stand_ins_(stand_ins),
       // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
       max_shared_bytes_(std::min<int>(kernels::kMaxTiledInputs, static_cast<int>(spec.inputs.size())) *
                         kernels::kTiledSlotBytes),
@@ -83,27 +86,94 @@ const cuda::Module& CudaLoop::keep(cuda::Module module) const {
   return *modules_.back();
 }
 
-CUfunction CudaLoop::kernel(KernelKind kind, std::uint32_t scalar_mask) const {
-  const Slot& s = slot(kind, scalar_mask);
-  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
-  std::lock_guard<std::mutex> building(s.build);
-  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;  // built meanwhile
-  CUfunction function = nullptr;
+CudaLoop::~CudaLoop() {
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> lock(modules_mutex_);
+    workers.swap(workers_);
+  }
+  for (std::thread& worker : workers) worker.join();
+}
+
+CUfunction CudaLoop::load_without_compiling(const Slot& s) const {
   if (const cuda::Module* whole = whole_.load(std::memory_order_acquire)) {
     try {
-      function = resolve(s, *whole);
+      return resolve(s, *whole);
     } catch (const CudaError&) {  // a whole module without this kernel is not trusted for it
-      function = nullptr;
     }
   }
-  if (!function) function = resolve(s, keep(build_(kernels::KernelSelection{s.name})));
+  if (std::optional<cuda::Module> cached = build_(kernels::KernelSelection{s.name}, false)) {
+    return resolve(s, keep(std::move(*cached)));
+  }
+  return nullptr;
+}
+
+CUfunction CudaLoop::build_now(const Slot& s) const {
+  CUfunction function = load_without_compiling(s);
+  if (!function) function = resolve(s, keep(std::move(*build_(kernels::KernelSelection{s.name}, true))));
   s.function.store(function, std::memory_order_release);
   return function;
 }
 
+CUfunction CudaLoop::kernel(KernelKind kind, std::uint32_t scalar_mask) const {
+  const Slot& s = slot(kind, scalar_mask);
+  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
+  std::unique_lock<std::mutex> building(s.build);
+  s.built.wait(building, [&] { return !s.compiling; });  // a worker's build, if any, first
+  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
+  return build_now(s);
+}
+
+CudaLoop::CallKernel CudaLoop::kernel_for_call(KernelKind kind, std::uint32_t scalar_mask) const {
+  const Slot& s = slot(kind, scalar_mask);
+  if (CUfunction known = s.function.load(std::memory_order_acquire)) return {known, false};
+  const KernelKind stand_in_kind =
+      kernels::kind_row(kind).flat ? KernelKind::contig : KernelKind::strided64;
+  const std::optional<std::chrono::milliseconds> wait = stand_in_wait();
+  if (!stand_ins_ || !wait || kind == stand_in_kind) return {kernel(kind, scalar_mask), false};
+  {
+    std::unique_lock<std::mutex> building(s.build);
+    if (CUfunction known = s.function.load(std::memory_order_acquire)) return {known, false};
+    if (!s.compiling) {
+      if (CUfunction cached = load_without_compiling(s)) {
+        s.function.store(cached, std::memory_order_release);
+        return {cached, false};
+      }
+      // Compile on a worker; its failure leaves the slot unbuilt (the next call builds it
+      // itself and so reports the error).
+      s.compiling = true;
+      std::lock_guard<std::mutex> lock(modules_mutex_);
+      workers_.emplace_back([this, &s] {
+        std::optional<cuda::Module> module;
+        try {
+          module = build_(kernels::KernelSelection{s.name}, true);
+        } catch (const std::exception& e) {
+          detail::log().debug("compiling {} on a worker failed ({}); the next call builds it", s.name,
+                              e.what());
+        }
+        std::lock_guard<std::mutex> done(s.build);
+        if (module) {
+          try {
+            s.function.store(resolve(s, keep(std::move(*module))), std::memory_order_release);
+          } catch (const std::exception& e) {
+            detail::log().debug("loading {} on a worker failed ({})", s.name, e.what());
+          }
+        }
+        s.compiling = false;
+        s.built.notify_all();
+      });
+    }
+    s.built.wait_for(building, *wait, [&] { return !s.compiling; });
+    if (CUfunction known = s.function.load(std::memory_order_acquire)) return {known, false};
+    if (!s.compiling) return {build_now(s), false};  // the worker failed: report why, here
+  }
+  detail::log().debug("running {} while {} compiles", kernels::kind_name(stand_in_kind), s.name);
+  return {kernel(stand_in_kind, scalar_mask), true};
+}
+
 void CudaLoop::build_every_kernel() const {
   if (whole_.load(std::memory_order_acquire)) return;
-  adopt_whole_module(build_(kernels::KernelSelection{}));
+  adopt_whole_module(std::move(*build_(kernels::KernelSelection{}, true)));
 }
 
 void CudaLoop::adopt_whole_module(cuda::Module module) const {
@@ -123,6 +193,27 @@ unsigned CudaLoop::one_wave(CUfunction contig) const {
 std::size_t CudaLoop::loaded_modules() const {
   std::lock_guard<std::mutex> lock(modules_mutex_);
   return modules_.size();
+}
+
+std::optional<std::chrono::milliseconds> stand_in_wait() {
+  static const std::optional<std::chrono::milliseconds> wait = []() -> std::optional<std::chrono::milliseconds> {
+    constexpr std::chrono::milliseconds kDefault{100};
+    const char* text = std::getenv("JITVEC_STAND_IN_MS");
+    if (!text || !*text) return kDefault;
+    const std::string value = text;
+    if (value == "off" || value == "never") return std::nullopt;
+    char* end = nullptr;
+    const long ms = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || ms < 0) {
+      detail::warn_once("JITVEC_STAND_IN_MS",
+                        fmt::format("JITVEC_STAND_IN_MS='{}' is neither a number of milliseconds nor "
+                                    "'off'; using {} ms",
+                                    value, kDefault.count()));
+      return kDefault;
+    }
+    return std::chrono::milliseconds(ms);
+  }();
+  return wait;
 }
 
 }  // namespace jitvec::engine

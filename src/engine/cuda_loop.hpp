@@ -11,17 +11,31 @@
 // every kernel (`jitvec compile`'s, Ufunc::precompile's) can be adopted: every variant not yet
 // loaded then resolves from it, with nothing compiled. Kernels that take large dynamic shared
 // memory get their limit raised as they are resolved. A loaded kernel is one atomic load away.
+//
+// A stand-in for a slow first compile (kernel_for_call): some kernels take NVRTC far longer
+// than others (a vector kernel inlines the user's function once per element of a thread: 8
+// times, so polar_distance's four sincos cost seconds where the grid-stride kernel takes tens
+// of milliseconds). When the kernel a call needs is in no cache, its compile starts on a
+// worker thread; if it is not done within stand_in_wait() (JITVEC_STAND_IN_MS, default 100),
+// the call runs the kind's stand-in instead (jitvec_contig for one flat run, jitvec_strided64
+// for any other space: each computes every element with the same inlined function, so the
+// bits are the same), and later calls run the kernel of their kind as soon as the worker has
+// loaded it. Not for fastmath loops (whose contraction may differ between kernels).
 #pragma once
 
 #include <cuda.h>
 
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codegen/loop_spec.hpp"
@@ -34,10 +48,16 @@ namespace jitvec::engine {
 
 class CudaLoop {
  public:
-  /// Builds and loads the module holding `kernels` (empty: every kernel of the loop).
-  using ModuleBuilder = std::function<cuda::Module(const kernels::KernelSelection& kernels)>;
+  /// Loads the module holding `kernels` (empty: every kernel of the loop): with `compile`,
+  /// from the disk cache or else the compiler; without, from the disk cache only (nullopt when
+  /// it has none).
+  using ModuleBuilder =
+      std::function<std::optional<cuda::Module>(const kernels::KernelSelection& kernels, bool compile)>;
 
-  CudaLoop(const codegen::LoopSpec& spec, int device, ModuleBuilder build);
+  /// `stand_ins`: whether a slow first compile may be stood in for (see above).
+  CudaLoop(const codegen::LoopSpec& spec, int device, ModuleBuilder build, bool stand_ins);
+  /// Waits for the kernels still compiling on worker threads.
+  ~CudaLoop();
   CudaLoop(const CudaLoop&) = delete;
   CudaLoop& operator=(const CudaLoop&) = delete;
 
@@ -49,6 +69,14 @@ class CudaLoop {
   /// That kernel, built and loaded if it is not yet. The calling thread must have the loop's
   /// device's context current. Throws what the build throws (CompileError, CudaError).
   CUfunction kernel(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
+  /// The kernel a call of `kind` runs when loaded_kernel() has none: the kind's own (loaded
+  /// from the disk cache, or compiled), or its stand-in while the kind's compiles on a worker
+  /// thread (`stand_in` set: the caller launches the stand-in kind instead).
+  struct CallKernel {
+    CUfunction function = nullptr;
+    bool stand_in = false;
+  };
+  CallKernel kernel_for_call(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
   /// Builds the module of every kernel (or reads it from the disk cache) and adopts it.
   void build_every_kernel() const;
   /// Takes `module`, which holds every kernel of the loop: variants not yet loaded resolve
@@ -74,14 +102,22 @@ class CudaLoop {
     std::string name;
     bool large_shared = false;
     mutable std::atomic<CUfunction> function{nullptr};
-    mutable std::mutex build;  // held while this variant is built
+    mutable std::mutex build;  // held while this variant is built (not while a worker builds it)
+    mutable std::condition_variable built;  // a worker finished (with build held)
+    mutable bool compiling = false;         // a worker is building it (under build)
   };
   const Slot& slot(kernels::KernelKind kind, std::uint32_t scalar_mask) const noexcept;
   CUfunction resolve(const Slot& slot, const cuda::Module& module) const;
   const cuda::Module& keep(cuda::Module module) const;
+  /// The slot's kernel from the whole module or the disk cache, if either has it (null else);
+  /// with slot.build held.
+  CUfunction load_without_compiling(const Slot& slot) const;
+  /// Compiles (or loads) the slot's own module and publishes its kernel; with slot.build held.
+  CUfunction build_now(const Slot& slot) const;
 
   ModuleBuilder build_;
   int device_;
+  bool stand_ins_;
   int max_shared_bytes_;
   std::vector<std::uint32_t> specialized_masks_;
   // One slot per variant of the loop's module (kernels::module_variants), and for each kind
@@ -93,6 +129,11 @@ class CudaLoop {
   mutable std::vector<std::unique_ptr<cuda::Module>> modules_;
   mutable std::atomic<const cuda::Module*> whole_{nullptr};
   mutable std::atomic<unsigned> one_wave_{0};
+  mutable std::vector<std::thread> workers_;  // under modules_mutex_
 };
+
+/// How long a first call waits for its kernel's compile before it runs a stand-in:
+/// JITVEC_STAND_IN_MS (milliseconds; "off" never stands in), default 100. Read once.
+std::optional<std::chrono::milliseconds> stand_in_wait();
 
 }  // namespace jitvec::engine

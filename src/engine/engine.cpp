@@ -171,9 +171,22 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::make_cuda_loop(
     counters.load_microseconds += engine::microseconds_since(started);
     return module;
   };
-  auto build = [this, definition, arch, load, device](const kernels::KernelSelection& kernels) {
+  auto build = [this, definition, arch, load, device](const kernels::KernelSelection& kernels,
+                                                      bool compile) -> std::optional<cuda::Module> {
     engine::LoopDefinition def = definition;
     def.kernels = kernels;
+    if (!compile) {
+      std::optional<engine::CudaBinaries> cached = engine::find_cuda_loop(def, arch, disk_.get(), counters);
+      if (!cached) return std::nullopt;
+      try {
+        return load(*cached);
+      } catch (const std::exception& e) {  // compiled again (and stored over it) by the build
+        detail::log().warn("cached loop {} for '{}' failed to load ({}); compiling it again",
+                           cached->origin.key_hex, def.ufunc->name, e.what());
+        counters.disk_hits--;
+        return std::nullopt;
+      }
+    }
     return build_and_load(
         fmt::format("'{}' {} on cuda:{}", def.ufunc->name, def.spec.describe(), device),
         [&](engine::LookupMode mode) {
@@ -181,7 +194,8 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::make_cuda_loop(
         },
         load);
   };
-  auto loop = std::make_shared<const engine::CudaLoop>(spec, device, build);
+  // Stand-ins run the same inlined function, so the same bits, unless contraction may differ.
+  auto loop = std::make_shared<const engine::CudaLoop>(spec, device, build, !ufunc.fastmath);
   if (std::optional<engine::CudaBinaries> whole = engine::find_cuda_loop(definition, arch, disk_.get(), counters)) {
     try {
       loop->adopt_whole_module(load(*whole));

@@ -23,6 +23,18 @@ KernelChoice choose_kernel(const launch::IterationSpace& space, const CallOperan
   throw Error(fmt::format("no kernel kind fits an iteration space of {} dimensions", space.ndim()));
 }
 
+KernelChoice choose_kind(KernelKind kind, const launch::IterationSpace& space,
+                         const CallOperands& operands, const LoopTraits& loop) {
+  const KernelKindRow& row = kind_row(kind);
+  KernelChoice choice;
+  if (row.flat != space.contiguous || !row.fits(ChoiceQuery{space, operands, loop}, choice)) {
+    throw Error(fmt::format("{} does not fit this call's iteration space", row.name));
+  }
+  choice.kind = row.kind;
+  choice.shape = row.shape;
+  return choice;
+}
+
 KernelChoice choose_flat_kernel(std::int64_t n, const CallOperands& operands, const LoopTraits& loop) {
   launch::IterationSpace flat;
   flat.numel = n;

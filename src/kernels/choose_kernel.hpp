@@ -32,6 +32,11 @@ namespace jitvec::kernels {
 KernelChoice choose_kernel(const launch::IterationSpace& space, const CallOperands& operands,
                            const LoopTraits& loop);
 
+/// The choice of kind `kind` for the call, which its row must fit (jitvec_contig fits every
+/// flat run and jitvec_strided64 every space: the stand-ins of engine/cuda_loop.hpp).
+KernelChoice choose_kind(KernelKind kind, const launch::IterationSpace& space,
+                         const CallOperands& operands, const LoopTraits& loop);
+
 /// The choice for a flat run of `n` elements (what the host pipeline launches per chunk).
 KernelChoice choose_flat_kernel(std::int64_t n, const CallOperands& operands, const LoopTraits& loop);
 

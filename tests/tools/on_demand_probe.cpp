@@ -13,10 +13,17 @@
 //   on_demand_probe precompile CACHE Ufunc::precompile(cuda), then a second engine on the same
 //                                    cache calls every layout: "precompiled <compiles>" and
 //                                    "call <layout> <kernel> <compiles>" lines
+//   on_demand_probe stand_in CACHE   (run with JITVEC_STAND_IN_MS=0) polar_distance on four
+//                                    arrays until its vector kernel has replaced the stand-in:
+//                                    "first <kernel>", "then <kernel> after <calls>", "compiles
+//                                    <n>", and "bits equal" or "bits differ" (the stand-in's
+//                                    result against the vector kernel's; meaningful on a GPU)
 // Exits 0, or 1 with a line on stderr when something throws.
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -160,7 +167,41 @@ int run(const std::string& mode, const std::string& cache) {
     run_layouts(second, define(second));
     return 0;
   }
-  std::fprintf(stderr, "usage: on_demand_probe layouts|threads|precompile CACHE_DIR\n");
+  if (mode == "stand_in") {
+    const jitvec::Ufunc polar = engine.vectorize("probe_polar", {"float32(float32, float32, float32, float32)"}, R"(
+__device__ float probe_polar(float r1, float t1, float r2, float t2) {
+  const float x = r1 * cosf(t1) - r2 * cosf(t2), y = r1 * sinf(t1) - r2 * sinf(t2);
+  return sqrtf(x * x + y * y);
+})");
+    std::vector<float> r(1 << 16), t(1 << 16);
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      r[i] = 0.5f + static_cast<float>(i % 97) / 13.0f;
+      t[i] = -3.0f + static_cast<float>(i % 89) / 7.0f;
+    }
+    const Array rd = jitvec::to_device(r), td = jitvec::to_device(t);
+    const std::vector<float> first = polar(rd, td, td, rd).to_vector<float>();
+    const std::string first_kernel = last_launched();
+    std::printf("first %s\n", first_kernel.c_str());
+    // The worker's compile is counted before its module is loaded and published: wait for the
+    // count, then a little more, then call (the fake driver also names what was launched).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    while (engine.stats().compiles < 2 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::vector<float> then;
+    int calls = 1;
+    for (; calls < 1000; ++calls) {
+      then = polar(rd, td, td, rd).to_vector<float>();
+      if (first_kernel != last_launched() || first_kernel == "?") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::printf("then %s after %d\n", last_launched(), calls);
+    std::printf("compiles %llu\n", static_cast<unsigned long long>(engine.stats().compiles));
+    std::printf("bits %s\n", std::memcmp(first.data(), then.data(), first.size() * sizeof(float)) == 0 ? "equal" : "differ");
+    return 0;
+  }
+  std::fprintf(stderr, "usage: on_demand_probe layouts|threads|precompile|stand_in CACHE_DIR\n");
   return 2;
 }
 

@@ -47,10 +47,13 @@ void strided_call(const Ufunc& lerp) {
 }
 
 // The probe's lines, each split into words.
-std::vector<std::vector<std::string>> probe(const std::string& mode, const std::filesystem::path& cache) {
-  const jitvec_test::ChildResult child =
-      jitvec_test::run_tool("on_demand_probe", {mode, cache.string()},
-                            {{"JITVEC_CUDA_DRIVER", JITVEC_FAKE_CUDA_DRIVER}, {"JITVEC_TARGET", nullptr}});
+// Stand-ins are off (JITVEC_STAND_IN_MS=off) unless `stand_in_ms` is given, so each call
+// compiles what its own kind needs whatever the machine's speed.
+std::vector<std::vector<std::string>> probe(const std::string& mode, const std::filesystem::path& cache,
+                                            const char* stand_in_ms = "off", bool real_driver = false) {
+  std::map<std::string, const char*> environment{{"JITVEC_TARGET", nullptr}, {"JITVEC_STAND_IN_MS", stand_in_ms}};
+  if (!real_driver) environment["JITVEC_CUDA_DRIVER"] = JITVEC_FAKE_CUDA_DRIVER;
+  const jitvec_test::ChildResult child = jitvec_test::run_tool("on_demand_probe", {mode, cache.string()}, environment);
   INFO(child.output);
   REQUIRE(child.exit_status == 0);
   std::vector<std::vector<std::string>> lines;
@@ -60,7 +63,8 @@ std::vector<std::vector<std::string>> probe(const std::string& mode, const std::
     std::vector<std::string> split;
     for (std::string w; words >> w;) split.push_back(w);
     if (!split.empty() && (split[0] == "call" || split[0] == "again" || split[0] == "threads" ||
-                           split[0] == "precompiled")) {
+                           split[0] == "precompiled" || split[0] == "first" || split[0] == "then" ||
+                           split[0] == "compiles" || split[0] == "bits")) {
       lines.push_back(split);
     }
   }
@@ -197,4 +201,25 @@ TEST_CASE("a GPU loop precompiled whole serves every layout with 0 compiles", "[
     CHECK(lines[i][2] == expected_kernels().at(lines[i][1]));
     CHECK(lines[i][3] == "0");
   }
+}
+
+TEST_CASE("on the GPU, the stand-in's results are the vector kernel's, bit for bit", "[gpu][on_demand]") {
+  if (!jitvec_test::gpu_usable()) JITVEC_SKIP(jitvec_test::gpu_skip_reason());
+  TempDir dir;
+  const auto lines = probe("stand_in", dir.path() / "cache", "0", /*real_driver=*/true);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[2] == std::vector<std::string>{"compiles", "2"});  // the stand-in and the vector kernel
+  CHECK(lines[3] == std::vector<std::string>{"bits", "equal"});
+}
+
+TEST_CASE("a slow first compile is stood in for by the grid-stride kernel, then replaced", "[engine][on_demand][nvrtc]") {
+  // JITVEC_STAND_IN_MS=0: the vector kernel's compile never finishes in time, so the first call
+  // runs jitvec_contig; later calls run jitvec_contig_vec_s0 once the worker has loaded it.
+  TempDir dir;
+  const auto lines = probe("stand_in", dir.path() / "cache", "0");
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == std::vector<std::string>{"first", "jitvec_contig"});
+  REQUIRE(lines[1].size() == 4);
+  CHECK(lines[1][1] == "jitvec_contig_vec_s0");
+  CHECK(lines[2] == std::vector<std::string>{"compiles", "2"});
 }
