@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "jitvec/gufunc.hpp"
+#include "jitvec/scalar.hpp"
 #include "jitvec/ufunc.hpp"
 
 namespace jitvec {
@@ -55,9 +56,12 @@ struct VectorizeOptions {
   /// line is on (definition files set these).
   std::string origin_file;
   int origin_line = 1;
-  /// The identity of a two-input ufunc's reduce (0 for an add, 1 for a multiply; none for a
-  /// maximum): the result of an empty reduction, converted to the accumulator type.
-  std::optional<double> identity;
+  /// The identity of a two-input ufunc's reduce (0 for an add, 1 for a multiply, `false` for a
+  /// logical or, `std::uint64_t(-1)` for a bitwise and of uint64; none for a maximum): the
+  /// result of an empty reduction and what where= puts in masked elements. Held exactly
+  /// (jitvec/scalar.hpp) and converted, when a reduction needs it, into the accumulator type by
+  /// ReduceOptions::initial's rule (into the input's dtype exactly for where=).
+  std::optional<Scalar> identity;
   /// Lets the compilers fuse a * b + c into one FMA (one rounding instead of two) in the
   /// ufunc's map loops: NVRTC's -fmad=true, the host compiler's -ffp-contract=fast. Off by
   /// default, so every target gives NumPy's bits for arithmetic (as Numba's fastmath=False);

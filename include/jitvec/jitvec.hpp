@@ -11,6 +11,7 @@
 #include "jitvec/engine.hpp"
 #include "jitvec/errors.hpp"
 #include "jitvec/graph.hpp"
+#include "jitvec/scalar.hpp"
 #include "jitvec/signature.hpp"
 #include "jitvec/ufunc.hpp"
 #include "jitvec/version.hpp"

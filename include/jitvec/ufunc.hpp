@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "jitvec/array.hpp"
+#include "jitvec/scalar.hpp"
 #include "jitvec/signature.hpp"
 
 namespace jitvec {
@@ -65,20 +66,6 @@ enum class Target : std::uint8_t { cuda, cpu, parallel };
 std::string_view target_name(Target t);
 /// "cuda", "cpu", "parallel"; nullopt for anything else.
 std::optional<Target> parse_target(std::string_view name);
-
-/// A scalar argument's value, kept exact: its C++ type's dtype and the value (a complex one's
-/// real part in f, its imaginary part in f_imag).
-struct ScalarValue {
-  DType type = DType::float64;
-  union {
-    bool b;
-    std::int64_t i;
-    std::uint64_t u;
-    double f;
-  };
-  double f_imag = 0.0;
-  ScalarValue() : f(0.0) {}
-};
 
 struct OutOption { Array array; };
 /// out= naming the caller's Array, which outlives the call it is passed to (no copy).
@@ -109,44 +96,11 @@ class Arg {
   Arg(Array&& a) : kind_(Kind::array), owned_(std::move(a)) {}  // NOLINT
   template <class T>
   Arg(const std::vector<T>& v) : kind_(Kind::array), owned_(from_vector(v)) {}  // NOLINT
-  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
-  Arg(T value) : kind_(Kind::scalar) {  // NOLINT
-    if constexpr (std::is_same_v<T, bool>) {
-      scalar_.type = DType::bool_;
-      scalar_.b = value;
-    } else if constexpr (std::is_floating_point_v<T>) {
-      scalar_.type = sizeof(T) <= 4 ? DType::float32 : DType::float64;
-      if constexpr (sizeof(T) > sizeof(double)) {  // long double: float64 is the widest dtype
-        if (!fits_float64(static_cast<long double>(value))) throw_long_double_overflow();
-      }
-      scalar_.f = static_cast<double>(value);
-    } else if constexpr (std::is_signed_v<T>) {
-      scalar_.type = sizeof(T) == 1 ? DType::int8
-                     : sizeof(T) == 2 ? DType::int16
-                     : sizeof(T) == 4 ? DType::int32
-                                      : DType::int64;
-      scalar_.i = static_cast<std::int64_t>(value);
-    } else {
-      scalar_.type = sizeof(T) == 1 ? DType::uint8
-                     : sizeof(T) == 2 ? DType::uint16
-                     : sizeof(T) == 4 ? DType::uint32
-                                      : DType::uint64;
-      scalar_.u = static_cast<std::uint64_t>(value);
-    }
-  }
-  /// std::complex<float/double> scalars are weak complex scalars; jitvec::half and
-  /// jitvec::bfloat16 ones are weak float scalars.
-  template <class T, std::enable_if_t<std::is_floating_point_v<T> && sizeof(T) <= 8, int> = 0>
-  Arg(std::complex<T> value) : kind_(Kind::scalar) {  // NOLINT
-    scalar_.type = sizeof(T) <= 4 ? DType::complex64 : DType::complex128;
-    scalar_.f = static_cast<double>(value.real());
-    scalar_.f_imag = static_cast<double>(value.imag());
-  }
-  template <class T, std::enable_if_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>, int> = 0>
-  Arg(T value) : kind_(Kind::scalar) {  // NOLINT
-    scalar_.type = dtype_of<T>();
-    scalar_.f = static_cast<double>(static_cast<float>(value));
-  }
+  /// A scalar: any C++ arithmetic type, std::complex<float/double> (weak complex scalars),
+  /// jitvec::half and jitvec::bfloat16 (weak float scalars), or a jitvec::Scalar.
+  template <class T, std::enable_if_t<detail::is_scalar_type_v<T>, int> = 0>
+  Arg(T value) : kind_(Kind::scalar), scalar_(Scalar(value).value()) {}  // NOLINT
+  Arg(const Scalar& value) : kind_(Kind::scalar), scalar_(value.value()) {}  // NOLINT
   Arg(const OutOption& o) : kind_(Kind::out), array_(&o.array) {}  // NOLINT
   Arg(OutOption&& o) : kind_(Kind::out), owned_(std::move(o.array)) {}  // NOLINT
   Arg(OutRef o) : kind_(Kind::out), array_(o.array) {}  // NOLINT
@@ -161,13 +115,6 @@ class Arg {
   Target target_value() const noexcept { return target_; }
 
  private:
-  // A long double may round into float64 but not overflow it (as type resolution's rule for
-  // every float scalar): below DBL_MAX plus half its last place, 2^1024 - 2^970.
-  static bool fits_float64(long double v) {
-    return !std::isfinite(v) || std::fabs(v) < 0x1.fffffffffffff8p+1023L;
-  }
-  [[noreturn]] static void throw_long_double_overflow();
-
   Kind kind_;
   const Array* array_ = nullptr;  // the caller's Array (lvalue array and out= arguments)
   std::optional<Array> owned_;    // a temporary's Array, or a std::vector's borrowing Array
@@ -183,10 +130,16 @@ struct ReduceOptions {
   std::optional<std::vector<int>> axes;
   /// Keep the reduced axes as size 1.
   bool keepdims = false;
-  /// Folded in front of every result (exactly representable in the accumulator type); the
-  /// result of an empty reduction. Without it an empty reduction takes the ufunc's identity
-  /// (VectorizeOptions::identity), and one that has none is an ArgumentError, as in NumPy.
-  std::optional<double> initial;
+  /// Folded in front of every result; the result of an empty reduction. Held exactly as given
+  /// (`o.initial = std::int64_t(1) << 53 | 1`, `std::uint64_t(-1)`, `std::complex<double>(0.5,
+  /// -0.25)`, `0.5`, `true`: jitvec/scalar.hpp) and converted once into the accumulator type: an
+  /// integer must be exact in it, a float may round but not overflow, a complex goes only into a
+  /// complex accumulator, a bool accumulator takes bools, 0 and 1; anything else is an
+  /// ArgumentError naming the value, its dtype and the accumulator's (NumPy casts 0.5 into an
+  /// int64 accumulator as 0; jitvec refuses it). Without it an empty reduction takes the
+  /// ufunc's identity (VectorizeOptions::identity, by the same rule), and one that has none is
+  /// an ArgumentError, as in NumPy.
+  std::optional<Scalar> initial;
   /// The accumulator's dtype: the loop T(T, T) of this T is used (sum int8 into int64).
   /// Default: the first loop T(T, T) to which the input casts safely.
   std::optional<DType> dtype;

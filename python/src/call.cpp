@@ -21,6 +21,7 @@
 #include "errors.hpp"
 #include "fast_interop.hpp"
 #include "py_array.hpp"
+#include "py_scalar.hpp"
 
 namespace nb = nanobind;
 
@@ -214,7 +215,7 @@ jitvec::DType dtype_from_format(const char* format, Py_ssize_t itemsize, const S
   throw jitvec::ArgumentError(fmt::format(
       "{}: jitvec has no dtype for buffer format '{}' ({} bytes an item); it takes bool, "
       "int8..int64, uint8..uint64, float16, float32, float64, complex64 and complex128 (bfloat16 "
-      "through DLPack)",
+      "as ml_dtypes.bfloat16 or through DLPack)",
       where(s), format ? format : "", itemsize));
 }
 
@@ -228,16 +229,39 @@ bool well_laid_out(const Py_buffer& view) {
   return true;
 }
 
+// An ml_dtypes.bfloat16 NumPy array, which has no buffer format: its bits as a uint16 view of
+// the same memory (invalid for anything else). Called after its buffer was refused.
+nb::object bfloat16_bits(PyObject* obj) {
+  if (!PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_BufferError)) return nb::object();
+  nb::error_scope refused;  // the buffer error, restored unless this is a bfloat16 array
+  nb::object dtype = nb::getattr(nb::handle(obj), "dtype", nb::none());
+  if (dtype.is_none() || !nb::hasattr(nb::handle(obj), "view") ||
+      nb::cast<std::string>(nb::str(dtype)) != "bfloat16") {
+    return nb::object();
+  }
+  return nb::handle(obj).attr("view")("uint16");
+}
+
 jitvec::Array import_buffer(const Slot& s, bool writable, Buffers& buffers,
                             std::vector<nb::object>& keep) {
   Py_buffer view;
   const int flags = PyBUF_RECORDS_RO | (writable ? PyBUF_WRITABLE : 0);
-  if (PyObject_GetBuffer(s.obj, &view, flags) != 0) {
-    if (writable && (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError))) {
+  PyObject* source = s.obj;
+  bool bfloat16 = false;
+  if (PyObject_GetBuffer(source, &view, flags) != 0) {
+    if (nb::object bits = bfloat16_bits(source); bits.is_valid()) {
       PyErr_Clear();
-      throw jitvec::ArgumentError(fmt::format("{}: the array is read-only", where(s)));
+      keep.push_back(std::move(bits));
+      source = keep.back().ptr();
+      bfloat16 = true;
     }
-    throw nb::python_error();
+    if (!bfloat16 || PyObject_GetBuffer(source, &view, flags) != 0) {
+      if (writable && (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError))) {
+        PyErr_Clear();
+        throw jitvec::ArgumentError(fmt::format("{}: the array is read-only", where(s)));
+      }
+      throw nb::python_error();
+    }
   }
   if (!well_laid_out(view)) {
     const void* data = view.buf;
@@ -249,11 +273,11 @@ jitvec::Array import_buffer(const Slot& s, bool writable, Buffers& buffers,
           "writes only aligned arrays", where(s), data, itemsize));
     }
     // An input: read it from an aligned C-contiguous copy (NumPy's allocations are aligned).
-    keep.push_back(g->numpy_array(nb::handle(s.obj), nb::arg("order") = "C", nb::arg("copy") = true));
+    keep.push_back(g->numpy_array(nb::handle(source), nb::arg("order") = "C", nb::arg("copy") = true));
     if (PyObject_GetBuffer(keep.back().ptr(), &view, PyBUF_RECORDS_RO) != 0) throw nb::python_error();
   }
   buffers.push_back(view);
-  const jitvec::DType dtype = dtype_from_format(view.format, view.itemsize, s);
+  const jitvec::DType dtype = bfloat16 ? jitvec::DType::bfloat16 : dtype_from_format(view.format, view.itemsize, s);
   jitvec::Shape shape(view.shape, view.shape + view.ndim);
   jitvec::Strides strides;
   if (view.strides) {
@@ -468,39 +492,22 @@ jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo*
 }
 
 void push_scalar(ArgList& args, PyObject* obj, int position) {
-  if (PyBool_Check(obj)) {
-    args.emplace_back(obj == Py_True);
-  } else if (PyLong_Check(obj)) {
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (overflow == 0) {
-      args.emplace_back(static_cast<std::int64_t>(v));
-    } else {
-      const unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(obj) : 0;
-      if (overflow < 0 || PyErr_Occurred()) {
-        PyErr_Clear();
-        throw jitvec::ArgumentError(fmt::format(
-            "argument {}: the integer {} fits neither int64 nor uint64", position,
-            nb::cast<std::string>(nb::str(nb::handle(obj)))));
-      }
-      args.emplace_back(static_cast<std::uint64_t>(u));
-    }
-  } else if (PyComplex_Check(obj)) {  // a weak complex scalar
-    args.emplace_back(std::complex<double>(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj)));
-  } else {
-    args.emplace_back(PyFloat_AsDouble(obj));
-  }
+  args.emplace_back(scalar_of(obj, nullptr, position));
 }
 
 // `on_library_stream`: the call ran on the current stream of the decider's library, so the
 // result needs no stream handshake and takes the library's direct constructor (fast_interop).
 nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot* decider,
                        bool on_library_stream) {
-  if (!decider) {  // scalars only: a NumPy scalar, as NumPy's ufuncs give
+  // NumPy in (or scalars only), NumPy out; a 0-d result is a NumPy scalar, as NumPy's ufuncs
+  // and reductions give. bfloat16 is NumPy's through ml_dtypes only: without it, a jitvec.Array.
+  if ((!decider || (decider->kind == Kind::buffer && !result.is_device())) &&
+      (result.dtype() != jitvec::DType::bfloat16 || numpy_has_bfloat16())) {
+    const bool scalar = result.ndim() == 0;
     nb::object arr = to_numpy(std::move(result));
-    return arr[nb::tuple()];
+    return scalar ? arr[nb::tuple()] : arr;
   }
-  if (decider->kind == Kind::buffer && !result.is_device()) return to_numpy(std::move(result));
+  if (!decider || decider->kind == Kind::buffer) return nb::cast(PyArray{std::move(result), stream});
   if (on_library_stream && decider->info && decider->info->lib == Lib::torch) {
     nb::object tensor = torch_tensor(result);
     if (tensor.is_valid()) return tensor;
@@ -816,7 +823,7 @@ nb::object reduce_ufunc(const PyUfunc& self, nb::handle x_obj, nb::handle axis, 
                                                 : std::vector<int>{nb::cast<int>(axis)};
   }
   options.keepdims = keepdims;
-  if (!initial.is_none()) options.initial = nb::cast<double>(initial);
+  if (!initial.is_none()) options.initial = scalar_of(initial.ptr(), "initial=");
   if (!dtype.is_none()) {
     const std::string name = nb::isinstance<nb::str>(dtype)
                                  ? nb::cast<std::string>(dtype)
@@ -861,9 +868,7 @@ nb::object reduce_ufunc(const PyUfunc& self, nb::handle x_obj, nb::handle axis, 
   if (!out_obj.is_none()) return nb::borrow(out_obj);
   const Slot* decider = first_device ? first_device : &slots[0];
   const bool on_library_stream = stream_library && decider->info && decider->info->lib == stream_library->lib;
-  const bool scalar = result->ndim() == 0 && decider->kind == Kind::buffer && !result->is_device();
-  nb::object wrapped = wrap_result(std::move(*result), stream, decider, on_library_stream);
-  return scalar ? wrapped[nb::tuple()] : wrapped;  // NumPy gives a scalar for a 0-d result
+  return wrap_result(std::move(*result), stream, decider, on_library_stream);  // 0-d NumPy: a scalar
 }
 
 nb::dict describe_import(nb::handle obj) {

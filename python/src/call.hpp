@@ -1,7 +1,7 @@
 // python/src/call.hpp: a ufunc call from Python, argument import to result wrapping, in C++.
 //
-// Arguments: Python bool/int/float and NumPy scalars are scalars (weak, as jitvec's C++
-// scalars: they take the loop's type); jitvec.Array is used as is; objects with the buffer
+// Arguments: Python bool/int/float/complex and NumPy scalars are scalars (weak, as jitvec's C++
+// scalars: they take the loop's type; exact, py_scalar.hpp); jitvec.Array is used as is; objects with the buffer
 // protocol (NumPy arrays) are viewed in place; objects with __dlpack__ (CuPy, PyTorch, JAX, ...)
 // are imported through Array::from_dlpack, asked for the call's stream; objects with only
 // __cuda_array_interface__ (Numba, ...) are viewed in place (the interface's stream is waited
@@ -15,8 +15,10 @@
 // of the first device array argument (else the first array argument): NumPy for buffer inputs,
 // the same library through its from_dlpack for DLPack/CAI inputs (the module is imported only
 // when such an input came from it), jitvec.Array when the library has no from_dlpack, and a
-// NumPy scalar when every argument was a scalar. The GIL is released while jitvec compiles,
-// launches and waits.
+// NumPy scalar when every argument was a scalar or the NumPy result is 0-d (as NumPy's ufuncs
+// give). bfloat16 NumPy arrays are ml_dtypes.bfloat16 (read as their uint16 bits); a bfloat16
+// result of NumPy inputs is one, or a jitvec.Array where ml_dtypes is not installed. The GIL
+// is released while jitvec compiles, launches and waits.
 //
 // Python calls a Ufunc through its type's tp_call slot (ufunc_tp_call), straight into
 // call_ufunc: no nanobind overload dispatch; the arguments go into fixed arrays on the stack

@@ -17,6 +17,7 @@
 #include "errors.hpp"
 #include "fast_interop.hpp"
 #include "py_array.hpp"
+#include "py_scalar.hpp"
 #include "registry.hpp"
 
 namespace nb = nanobind;
@@ -90,8 +91,10 @@ NB_MODULE(_jitvec, m) {
       });
 
   m.def("_vectorize", [](const std::vector<std::string>& signatures, const std::string& source,
-                         const std::string& name, std::optional<std::string> target, std::optional<double> identity) {
-    return define_ufunc(UfuncDef{name, signatures, source, parse_target_arg(target), "", 1, identity});
+                         const std::string& name, std::optional<std::string> target, nb::handle identity) {
+    std::optional<jitvec::Scalar> exact;
+    if (!identity.is_none()) exact = scalar_of(identity.ptr(), "identity=");
+    return define_ufunc(UfuncDef{name, signatures, source, parse_target_arg(target), "", 1, exact});
   }, nb::arg("signatures"), nb::arg("source"), nb::arg("name"), nb::arg("target").none() = nb::none(),
      nb::arg("identity").none() = nb::none());
   m.def("define_device_function", [](const std::string& name, const std::string& source) {

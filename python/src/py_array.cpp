@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include <jitvec/dlpack.hpp>
+#include <jitvec/errors.hpp>
 
 #include <fmt/format.h>
 
@@ -175,20 +176,60 @@ jitvec::Array import_capsule(nb::handle capsule, bool writable) {
 
 nb::object to_numpy(const jitvec::Array& array) { return to_numpy(jitvec::Array(array)); }
 
+nb::object ml_dtypes_bfloat16() {
+  // Imported on each use (a sys.modules lookup once imported), so a test can hide ml_dtypes.
+  PyObject* module = PyImport_ImportModule("ml_dtypes");
+  if (!module) {
+    PyErr_Clear();
+    return nb::object();
+  }
+  nb::object mod = nb::steal(module);
+  return nb::getattr(mod, "bfloat16", nb::none()).is_none() ? nb::object() : mod.attr("bfloat16");
+}
+
+bool numpy_has_bfloat16() { return ml_dtypes_bfloat16().is_valid(); }
+
 nb::object to_numpy(jitvec::Array&& moved) {
+  const jitvec::DType t = moved.dtype();
+  nb::object bfloat16;  // the NumPy dtype of a bfloat16 array: ml_dtypes'
+  if (t == jitvec::DType::bfloat16) {
+    bfloat16 = ml_dtypes_bfloat16();
+    if (!bfloat16.is_valid()) {
+      throw jitvec::ArgumentError(
+          "a bfloat16 array has no NumPy dtype without ml_dtypes (pip install ml_dtypes: the "
+          "bfloat16 type JAX and PyTorch interop use); or hand it to torch.from_dlpack or "
+          "jax.dlpack.from_dlpack, which take bfloat16 through DLPack");
+    }
+  }
   // The NumPy array owns a heap copy of the Array (a share of its memory): moved, not copied.
   auto* keep = new jitvec::Array(std::move(moved));
   const jitvec::Array& array = *keep;
-  const jitvec::DType t = array.dtype();
-  const nb::dlpack::dtype dt{static_cast<std::uint8_t>(jitvec::to_dlpack_dtype(t).code),
-                             static_cast<std::uint8_t>(jitvec::dtype_size(t) * 8), 1};
+  // bfloat16 is viewed as its bits (uint16), then as ml_dtypes.bfloat16.
+  const nb::dlpack::dtype dt =
+      bfloat16.is_valid()
+          ? nb::dlpack::dtype{static_cast<std::uint8_t>(nb::dlpack::dtype_code::UInt), 16, 1}
+          : nb::dlpack::dtype{static_cast<std::uint8_t>(jitvec::to_dlpack_dtype(t).code),
+                              static_cast<std::uint8_t>(jitvec::dtype_size(t) * 8), 1};
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<jitvec::Array*>(p); });
   const int nd = array.ndim();
   std::size_t shape[64];
   for (int d = 0; d < nd; ++d) shape[d] = static_cast<std::size_t>(array.shape()[d]);
   nb::ndarray<nb::numpy> view(array.data(), static_cast<std::size_t>(nd), shape, owner,
                               array.strides().data(), dt, nb::device::cpu::value, 0);
-  return view.cast(nb::rv_policy::reference);
+  nb::object numpy = view.cast(nb::rv_policy::reference);
+  if (bfloat16.is_valid()) return numpy.attr("view")(bfloat16);
+  if (t == jitvec::DType::int64 || t == jitvec::DType::uint64) {
+    // nanobind makes 8-byte integers NumPy's long long ('q', 'Q'), whose scalars are not
+    // numpy.int64 / numpy.uint64 where those are long ('l', 'L'): viewed as NumPy's own, as
+    // NumPy's results are (type(r[0]) is numpy.int64).
+    static nb::handle* canonical = [] {
+      nb::module_ np = nb::module_::import_("numpy");
+      return new nb::handle[2]{np.attr("dtype")("int64").release(), np.attr("dtype")("uint64").release()};
+    }();
+    nb::handle want = canonical[t == jitvec::DType::int64 ? 0 : 1];
+    if (!numpy.attr("dtype").attr("char").equal(want.attr("char"))) return numpy.attr("view")(want);
+  }
+  return numpy;
 }
 
 void register_array(nb::module_& m) {

@@ -8,7 +8,8 @@
 //
 // import_capsule() is the consumer side: a capsule from someone's __dlpack__ becomes a
 // jitvec::Array through Array::from_dlpack, and the capsule is marked used, as the protocol says.
-// to_numpy() wraps a host Array as a NumPy array that owns a share of its memory.
+// to_numpy() wraps a host Array as a NumPy array that owns a share of its memory (bfloat16 as
+// ml_dtypes.bfloat16, which has no buffer format: it is imported as a uint16 view).
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -34,10 +35,17 @@ nanobind::object make_capsule(const jitvec::Array& array, bool versioned);
 /// `writable`: a read-only versioned tensor is an error (for out=).
 jitvec::Array import_capsule(nanobind::handle capsule, bool writable);
 
-/// A NumPy array viewing a host Array (sharing its memory; no copy).
+/// A NumPy array viewing a host Array (sharing its memory; no copy). A bfloat16 Array comes
+/// as an ml_dtypes.bfloat16 array (the dtype JAX and PyTorch interop use); without ml_dtypes
+/// installed that is an ArgumentError saying so (call results then stay jitvec.Arrays).
 nanobind::object to_numpy(const jitvec::Array& array);
 /// The same, taking the Array over (no copy of its shape, strides and owner).
 nanobind::object to_numpy(jitvec::Array&& array);
+
+/// ml_dtypes.bfloat16, imported on each use; an invalid object where ml_dtypes is missing.
+nanobind::object ml_dtypes_bfloat16();
+/// Whether NumPy has a bfloat16 dtype here (ml_dtypes imports).
+bool numpy_has_bfloat16();
 
 /// "float32" for a dtype, as NumPy names it.
 const char* numpy_dtype_name(jitvec::DType dtype);

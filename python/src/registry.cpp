@@ -10,6 +10,7 @@
 
 #include "codegen/helper_closure.hpp"
 #include "definitions/definition_file.hpp"
+#include "py_scalar.hpp"
 
 namespace nb = nanobind;
 
@@ -130,7 +131,7 @@ nb::tuple ufunc_state(const PyUfunc& u) {
     }
   }
   nb::object target = d.target ? nb::object(nb::str(jitvec::target_name(*d.target).data())) : nb::none();
-  nb::object identity = d.identity ? nb::object(nb::float_(*d.identity)) : nb::none();
+  nb::object identity = d.identity ? python_number(*d.identity) : nb::none();  // exact: an int stays an int
   return nb::make_tuple(d.name, d.signatures, d.source, target, d.origin_file, d.origin_line, helpers, identity);
 }
 
@@ -151,7 +152,7 @@ PyUfunc ufunc_from_state(nb::handle state) {
   if (!s[3].is_none()) d.target = jitvec::parse_target(nb::cast<std::string>(s[3]));
   d.origin_file = nb::cast<std::string>(s[4]);
   d.origin_line = nb::cast<int>(s[5]);
-  if (nb::len(s) == 8 && !s[7].is_none()) d.identity = nb::cast<double>(s[7]);
+  if (nb::len(s) == 8 && !s[7].is_none()) d.identity = scalar_of(s[7].ptr(), "identity");  // older states: a float
   return define_ufunc(d);
 }
 

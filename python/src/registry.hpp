@@ -38,7 +38,7 @@ struct UfuncDef {
   std::optional<jitvec::Target> target;
   std::string origin_file;
   int origin_line = 1;
-  std::optional<double> identity;  // VectorizeOptions::identity (reduce, where=)
+  std::optional<jitvec::Scalar> identity;  // VectorizeOptions::identity (reduce, where=), exact
   bool operator==(const UfuncDef& o) const {
     return name == o.name && signatures == o.signatures && source == o.source &&
            target == o.target && origin_file == o.origin_file && origin_line == o.origin_line &&
@@ -69,7 +69,8 @@ PyUfunc find_ufunc(const std::string& name);
 
 /// The pickled state: (name, signatures, source, target or None, origin_file, origin_line,
 /// [(helper name, source, origin_file, origin_line), ...] dependencies first, identity or
-/// None); a state of 7 fields (before identity) is read as one without an identity.
+/// None); a state of 7 fields (before identity) is read as one without an identity. The
+/// identity is its exact Python number (bool, int, float, complex); older states hold a float.
 nanobind::tuple ufunc_state(const PyUfunc& u);
 PyUfunc ufunc_from_state(nanobind::handle state);
 

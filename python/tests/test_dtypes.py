@@ -1,7 +1,7 @@
 """float16 and complex64/complex128 from Python: NumPy arrays in and out on every target this
 machine has, Python complex scalars as weak complex scalars, values against float64/complex128
-references. (bfloat16 has no NumPy dtype without ml_dtypes, which these tests do not assume; it
-reaches jitvec through DLPack only.)"""
+references. (bfloat16 is NumPy's through ml_dtypes only: test_results_like_numpy.py tests it
+with ml_dtypes and without.)"""
 import numpy as np
 import pytest
 

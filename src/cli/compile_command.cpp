@@ -267,7 +267,9 @@ int run_compile(const CompileArguments& args) {
                "jitvec: error: storing into the cache folder '{}' failed (see the warnings "
                "above); {} not stored\n",
                disk->settings().dir.string(),
-               disk->writable() ? fmt::format("{} loops were", disk->stats().store_failures)
+               disk->writable() ? fmt::format("{} loop{} {}", disk->stats().store_failures,
+                                              disk->stats().store_failures == 1 ? "" : "s",
+                                              disk->stats().store_failures == 1 ? "was" : "were")
                                 : std::string("some loops were"));
     return kExitFailure;
   }

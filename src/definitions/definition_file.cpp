@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -27,7 +28,9 @@
 #include <vector>
 
 #include "core/edit_distance.hpp"
+#include "core/log.hpp"
 #include "jitvec/errors.hpp"
+#include "jitvec/scalar.hpp"
 
 namespace jitvec::definitions {
 namespace {
@@ -349,18 +352,40 @@ class DefinitionParser {
     }
   }
 
-  // The entry's optional `identity` (a number) and `methods` (known method names, each once).
-  void read_reduction_keys(const toml::table& table, const std::string& label, UfuncDefinition& def) const {
-    if (const toml::node* node = table.get("identity")) {
-      if (const auto* i = node->as_integer()) {
-        def.identity = static_cast<double>(i->get());
-      } else if (const auto* f = node->as_floating_point()) {
-        def.identity = f->get();
-      } else {
-        fail(node->source().begin.line, label,
-             fmt::format("'identity' must be a number, not {}", type_name(*node)));
-      }
+  // `identity`, exactly: a TOML integer (int64), float or bool, or a string holding an integer
+  // beyond int64 that uint64 holds ("18446744073709551615", "0xffffffffffffffff"; a TOML
+  // integer is at most 2^63 - 1).
+  Scalar read_identity(const toml::node& node, const std::string& label) const {
+    if (const auto* i = node.as_integer()) return Scalar(static_cast<std::int64_t>(i->get()));
+    if (const auto* f = node.as_floating_point()) return Scalar(f->get());
+    if (const auto* b = node.as_boolean()) return Scalar(b->get());
+    const std::uint32_t line = node.source().begin.line;
+    const auto* text = node.as_string();
+    if (text == nullptr) {
+      fail(line, label, fmt::format("'identity' must be a number or a bool, not {}", type_name(node)));
     }
+    const std::string& digits = text->get();
+    const bool hex = digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+    const char* first = digits.c_str() + (hex ? 2 : 0);
+    const bool only_digits =
+        *first != '\0' && std::all_of(first, digits.c_str() + digits.size(), [hex](char c) {
+          return (c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+        });
+    errno = 0;
+    const unsigned long long value = only_digits ? std::strtoull(first, nullptr, hex ? 16 : 10) : 0;
+    if (!only_digits || errno == ERANGE) {
+      fail(line, label,
+           fmt::format("'identity' = \"{}\": a string identity must hold an unsigned integer that "
+                       "fits uint64 (decimal or 0x hex, as \"18446744073709551615\"); numbers "
+                       "that TOML holds are written without quotes",
+                       digits));
+    }
+    return Scalar(static_cast<std::uint64_t>(value));
+  }
+
+  // The entry's optional `identity` and `methods` (known method names, each once).
+  void read_reduction_keys(const toml::table& table, const std::string& label, UfuncDefinition& def) const {
+    if (const toml::node* node = table.get("identity")) def.identity = read_identity(*node, label);
     Entry none{};
     for (StringItem& item : read_string_array(none, table, label, "methods", /*required=*/false)) {
       if (std::find(kMethodNames.begin(), kMethodNames.end(), item.value) == kMethodNames.end()) {
@@ -480,7 +505,13 @@ DefinitionSet parse_definition_file(const std::filesystem::path& file) {
         "{}: definition file is too large (over {} MiB; definition files hold source text)",
         name, kMaxDefinitionFileSize >> 20));
   }
-  return parse_definition_text(contents, name);
+  DefinitionSet set = parse_definition_text(contents, name);
+  if (set.helpers.empty() && set.ufuncs.empty() && set.gufuncs.empty() && set.fusions.empty()) {
+    detail::log().warn("{}: the definition file defines nothing (no [{}.NAME], [{}.NAME], [{}.NAME] or "
+                       "[{}.NAME] entry)",
+                       name, kHelpersTable, kUfuncsTable, kGufuncsTable, kFusionsTable);
+  }
+  return set;
 }
 
 }  // namespace jitvec::definitions

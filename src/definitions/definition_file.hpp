@@ -46,6 +46,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jitvec/scalar.hpp"
+
 namespace jitvec::definitions {
 
 /// Where a definition's source text came from.
@@ -72,8 +74,9 @@ struct UfuncDefinition {
   /// "cuda", "cpu" or "parallel", as written; empty when the entry gives no `targets`.
   std::vector<std::string> targets;
   SourceOrigin origin;
-  /// `identity = 0`: VectorizeOptions::identity (reduce of an empty axis).
-  std::optional<double> identity;
+  /// `identity = 0` (an integer, float or bool; a string for an integer beyond TOML's int64,
+  /// `identity = "18446744073709551615"`): VectorizeOptions::identity, exactly as written.
+  std::optional<Scalar> identity;
   /// `methods = ["reduce", "accumulate"]`: the method modules `jitvec compile` also builds.
   std::vector<std::string> methods;
   /// `fastmath = true`: VectorizeOptions::fastmath.
@@ -116,7 +119,8 @@ inline constexpr std::size_t kMaxDefinitionFileSize = std::size_t{16} << 20;
 
 /// Reads and checks the definition file at `file`; messages name it as `file.string()`.
 /// Throws DefinitionError for an unreadable or too large file and for every problem
-/// parse_definition_text reports.
+/// parse_definition_text reports. A file that defines nothing (empty, comments only, or only
+/// empty tables) is read, with a warning through jitvec's logger naming it.
 DefinitionSet parse_definition_file(const std::filesystem::path& file);
 
 /// Parses definition-file `text`; `file_name_for_messages` names it in errors and origins.

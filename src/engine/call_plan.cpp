@@ -34,13 +34,11 @@ void check_out(const detail::UfuncImpl& ufunc, const CallPlan& plan, int j) {
   }
   // A contiguous out= with elements has no stride 0 along a dimension longer than 1.
   if (out.is_contiguous() && out.size() > 0) return;
-  for (int d = 0; d < out.ndim(); ++d) {
-    if (out.strides()[d] == 0 && out.shape()[d] > 1) {
-      throw ArgumentError(fmt::format(
-          "ufunc '{}': {} has stride 0 in dimension {} (a broadcast view): several results "
-          "would land on one element",
-          ufunc.name, name(), d));
-    }
+  if (const int d = launch::repeated_dimension(out.shape(), out.strides()); d >= 0) {
+    throw ArgumentError(fmt::format(
+        "ufunc '{}': {} has stride 0 in dimension {} (a broadcast view): several results "
+        "would land on one element",
+        ufunc.name, name(), d));
   }
 }
 

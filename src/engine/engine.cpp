@@ -332,8 +332,21 @@ Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>&
     throw DefinitionError(fmt::format("ufunc '{}' needs at least one signature", name));
   }
   std::vector<Signature> parsed;
-  for (const std::string& text : signatures) {
-    parsed.push_back(Signature::parse(text));
+  std::vector<std::size_t> kept;  // the index in `signatures` of each parsed one
+  for (std::size_t k = 0; k < signatures.size(); ++k) {
+    const std::string& text = signatures[k];
+    Signature signature = Signature::parse(text);
+    // A signature given twice is one loop (NumPy's rule: a warning, the duplicate dropped).
+    if (const auto same = std::find(parsed.begin(), parsed.end(), signature); same != parsed.end()) {
+      const std::size_t first = kept[static_cast<std::size_t>(same - parsed.begin())];
+      detail::log().warn("{}ufunc '{}': signature {} \"{}\" repeats signature {} \"{}\" ({}); the duplicate is "
+                         "dropped",
+                         options.origin_file.empty() ? std::string() : options.origin_file + ": ", name, k + 1,
+                         text, first + 1, signatures[first], signature.to_string());
+      continue;
+    }
+    parsed.push_back(std::move(signature));
+    kept.push_back(k);
     if (parsed.back().args.size() != parsed.front().args.size()) {
       throw DefinitionError(fmt::format(
           "ufunc '{}': signature \"{}\" takes {} inputs but \"{}\" takes {}; every signature of "

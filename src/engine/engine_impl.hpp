@@ -74,7 +74,7 @@ class UfuncImpl {
   /// engine::call_fusion (engine/fusion.hpp).
   std::shared_ptr<const engine::Fusion> fusion;
   /// VectorizeOptions::identity (reduce of an empty axis); set before the ufunc is published.
-  std::optional<double> identity;
+  std::optional<Scalar> identity;
   /// VectorizeOptions::fastmath; set before the ufunc is published.
   bool fastmath = false;
   /// The methods whose modules `jitvec compile` builds ("reduce", "accumulate": a definition

@@ -199,12 +199,10 @@ void check_out(const GufuncImpl& g, const GufuncCall& call, int k, const Array& 
                                      shape_to_string(expected), shape_to_string(call.loop_shape),
                                      core_text(g, k)));
   }
-  for (int d = 0; d < o.ndim(); ++d) {
-    if (o.strides()[d] == 0 && o.shape()[d] > 1) {
-      throw ArgumentError(fmt::format("gufunc '{}': {} has stride 0 in dimension {} (a broadcast "
-                                      "view): several results would land on one element",
-                                      g.name, operand_name(g, k), d));
-    }
+  if (const int d = launch::repeated_dimension(o.shape(), o.strides()); d >= 0) {
+    throw ArgumentError(fmt::format("gufunc '{}': {} has stride 0 in dimension {} (a broadcast "
+                                    "view): several results would land on one element",
+                                    g.name, operand_name(g, k), d));
   }
   if (call.target != Target::cuda && o.is_device()) {
     throw TargetError(fmt::format("gufunc '{}': {} is in device memory, but target {} runs on "

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <iterator>
 #include <numeric>
@@ -14,8 +13,8 @@
 #include "engine/engine_impl.hpp"
 #include "engine/host_launcher.hpp"
 #include "engine/reduction.hpp"
+#include "engine/reduction_scalar.hpp"
 #include "engine/type_resolution.hpp"
-#include "jitvec/half.hpp"
 
 namespace jitvec {
 
@@ -49,26 +48,6 @@ Signature where_select_signature(DType t) {
 }
 
 namespace {
-
-// Whether `v` converts to `t` and back unchanged (NaN stays NaN in a float type).
-bool exact_in(double v, DType t) {
-  const DTypeKind kind = dtype_kind(t);
-  if (kind == DTypeKind::boolean) return v == 0 || v == 1;
-  if (kind == DTypeKind::signed_int || kind == DTypeKind::unsigned_int) {
-    ScalarValue value;  // float64: fits an integer type when integral and in range
-    value.f = v;
-    return scalar_fits(value, t);
-  }
-  if (std::isnan(v)) return true;
-  switch (t) {
-    case DType::float16: return detail::half_bits_to_float(detail::double_to_half_bits(v)) == v;
-    case DType::bfloat16: return detail::bfloat16_bits_to_float(detail::double_to_bfloat16_bits(v)) == v;
-    case DType::float32:
-    case DType::complex64:
-      return !(std::isfinite(v) && std::fabs(v) > FLT_MAX) && static_cast<double>(static_cast<float>(v)) == v;
-    default: return true;  // float64, complex128
-  }
-}
 
 // The dimension order of x's memory, outermost first: decreasing |stride|; a reduced dimension
 // goes inside a kept one of equal |stride| (so the reduce of a dense copy laid out this way
@@ -137,16 +116,7 @@ Arg identity_argument(const detail::UfuncImpl& ufunc, DType dtype) {
         "masked element",
         ufunc.name, ufunc.name));
   }
-  const double v = *ufunc.identity;
-  if (!exact_in(v, dtype)) {
-    ScalarValue value;
-    value.f = v;
-    throw ArgumentError(fmt::format("ufunc '{}': reduce(): where= gives masked elements the identity {}, "
-                                    "which the input's dtype {} cannot hold exactly",
-                                    ufunc.name, scalar_to_string(value), dtype_name(dtype)));
-  }
-  if (dtype == DType::bool_) return Arg(v != 0);
-  return Arg(v);
+  return Arg(Scalar(exact_value(ufunc.name, "reduce", "identity", *ufunc.identity, dtype)));
 }
 
 [[noreturn]] void throw_device_on_host(const detail::UfuncImpl& ufunc, const char* what, const Array& a,

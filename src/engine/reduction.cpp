@@ -15,8 +15,10 @@
 #include "engine/method_module.hpp"
 #include "engine/out_overlap.hpp"
 #include "engine/reduce_where.hpp"
+#include "engine/reduction_scalar.hpp"
 #include "engine/type_resolution.hpp"
 #include "kernels/reduction_source.hpp"
+#include "launch/broadcast.hpp"
 
 namespace jitvec::engine {
 namespace {
@@ -67,12 +69,10 @@ void check_out(const detail::UfuncImpl& ufunc, const char* method, const Array& 
         "{} (casting='same_kind')",
         ufunc.name, method, dtype_name(out.dtype()), dtype_name(result), dtype_name(out.dtype())));
   }
-  for (int d = 0; d < out.ndim(); ++d) {
-    if (out.strides()[d] == 0 && out.shape()[d] > 1) {
-      throw ArgumentError(fmt::format("ufunc '{}': {}(): out= has stride 0 in dimension {} (a "
-                                      "broadcast view): several results would land on one element",
-                                      ufunc.name, method, d));
-    }
+  if (const int d = launch::repeated_dimension(out.shape(), out.strides()); d >= 0) {
+    throw ArgumentError(fmt::format("ufunc '{}': {}(): out= has stride 0 in dimension {} (a "
+                                    "broadcast view): several results would land on one element",
+                                    ufunc.name, method, d));
   }
 }
 
@@ -81,17 +81,9 @@ Target choose_target(const detail::UfuncImpl& ufunc, std::optional<Target> asked
 }
 
 // The value `v` in the accumulator type, as the kernels read it (ReductionParams::init_bits).
-void set_init(const detail::UfuncImpl& ufunc, const char* method, const char* what, double v,
+void set_init(const detail::UfuncImpl& ufunc, const char* method, const char* what, const Scalar& v,
               DType acc, ReductionParams& p) {
-  ScalarValue value;
-  value.type = DType::float64;
-  value.f = v;
-  if (!scalar_fits(value, acc)) {
-    throw ArgumentError(fmt::format("ufunc '{}': {}(): the {} {} does not fit the accumulator type {}",
-                                    ufunc.name, method, what, scalar_to_string(value), dtype_name(acc)));
-  }
-  ScalarSlot slot;
-  convert_scalar(value, acc, slot);
+  const ScalarSlot slot = accumulator_value(ufunc.name, method, what, v, acc);
   static_assert(sizeof(slot.bytes) <= sizeof(p.init_bits), "init_bits holds a scalar slot");
   std::memcpy(p.init_bits, slot.bytes, sizeof(slot.bytes));
   p.has_init = 1;

@@ -29,12 +29,6 @@ std::optional<Target> parse_target(std::string_view name) {
   return std::nullopt;
 }
 
-void Arg::throw_long_double_overflow() {
-  throw ArgumentError(
-      "a long double scalar argument is beyond float64's range, and float64 is jitvec's widest "
-      "float type (a scalar may round into a loop's type but not overflow it)");
-}
-
 namespace {
 
 detail::UfuncImpl& checked(const std::shared_ptr<detail::UfuncImpl>& impl) {

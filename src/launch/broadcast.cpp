@@ -49,4 +49,14 @@ Strides broadcast_strides(const Shape& shape, const Strides& strides, const Shap
   return result;
 }
 
+int repeated_dimension(const Shape& shape, const Strides& strides) {
+  for (std::int64_t size : shape) {
+    if (size == 0) return -1;
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (strides[d] == 0 && shape[d] > 1) return static_cast<int>(d);
+  }
+  return -1;
+}
+
 }  // namespace jitvec::launch

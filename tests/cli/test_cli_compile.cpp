@@ -9,6 +9,9 @@
 #include <set>
 #include <string>
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include "catch.hpp"
 #include "cli/test_cli_support.hpp"
 
@@ -247,15 +250,32 @@ TEST_CASE("jitvec compile turns bad values into usage errors in the user's terms
   CHECK_FALSE(fs::exists(cache));
 }
 
+// polar_distance's cpu loops compiled into a cache under `scratch`: the command line that did
+// it (to run again) and the entry files it left.
+namespace {
+struct CompiledSample {
+  fs::path cache;
+  std::vector<std::string> args;
+  std::vector<fs::path> entries;
+};
+CompiledSample compile_sample(const TempFolder& scratch) {
+  CompiledSample sample;
+  const fs::path file = fs::path(JITVEC_SOURCE_DIR) / "samples" / "polar_distance.toml";
+  sample.cache = scratch.path() / "cache";
+  sample.args = {"compile", file.string(), "--target", "cpu", "--cache-dir", sample.cache.string()};
+  REQUIRE(run_jitvec(sample.args).exit_code == 0);
+  sample.entries = jitvec::test::entry_files(sample.cache);
+  REQUIRE_FALSE(sample.entries.empty());
+  return sample;
+}
+}  // namespace
+
 TEST_CASE("jitvec compile stores over a folder that took an entry's place", "[cli]") {
   TempFolder scratch;
-  const fs::path file = fs::path(JITVEC_SOURCE_DIR) / "samples" / "polar_distance.toml";
-  const fs::path cache = scratch.path() / "cache";
-  const std::vector<std::string> args = {"compile", file.string(), "--target", "cpu",
-                                         "--cache-dir", cache.string()};
-  REQUIRE(run_jitvec(args).exit_code == 0);
-  const auto entries = jitvec::test::entry_files(cache);
-  REQUIRE_FALSE(entries.empty());
+  const CompiledSample sample = compile_sample(scratch);
+  const fs::path& cache = sample.cache;
+  const std::vector<std::string>& args = sample.args;
+  const std::vector<fs::path>& entries = sample.entries;
   fs::remove(entries.front());
   fs::create_directories(entries.front() / "in-the-way");
 
@@ -269,6 +289,25 @@ TEST_CASE("jitvec compile stores over a folder that took an entry's place", "[cl
   CHECK(contains(again.out, "1 compiled"));
   CHECK(fs::is_regular_file(entries.front()));
   CHECK(run_jitvec({"cache", "verify", "--cache-dir", cache.string()}).exit_code == 0);
+}
+
+TEST_CASE("jitvec compile counts the loops it could not store in words that agree: 1 loop was", "[cli]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot give a folder to another user; the unstorable entry is not tested");
+    return;
+  }
+  TempFolder scratch;
+  const CompiledSample sample = compile_sample(scratch);
+  // Another user's folder in one entry's place: that one entry cannot be stored.
+  const fs::path& entry = sample.entries.front();
+  fs::remove(entry);
+  fs::create_directories(entry / "inside");
+  REQUIRE(::chown(entry.c_str(), 54321, static_cast<gid_t>(-1)) == 0);
+  const CommandOutput again = run_jitvec(sample.args);
+  INFO(again.out << again.err);
+  CHECK(again.exit_code == 1);
+  CHECK(contains(again.err, "; 1 loop was not stored"));
+  CHECK_FALSE(contains(again.err, "loops were"));
 }
 
 TEST_CASE("jitvec --help works for every command", "[cli]") {

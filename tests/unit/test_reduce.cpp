@@ -160,7 +160,9 @@ TEST_CASE("reduce and accumulate: errors name the ufunc and the method", "[reduc
   o.initial = 0.5;
   o.dtype = DType::int64;
   CHECK_THAT(reduce_error_of([&] { add.reduce(c, o); }),
-             Catch::Matchers::Contains("ufunc 'h3_add': reduce(): the initial 0.5 does not fit the accumulator type int64"));
+             Catch::Matchers::Contains("ufunc 'h3_add': reduce(): the initial 0.5 (float64) does not fit the accumulator type "
+                                       "int64: it is not an integer (NumPy would truncate it; jitvec refuses a value that "
+                                       "would change)"));
   o.initial.reset();
   o.dtype = DType::uint16;  // no loop uint16(uint16, uint16): the first one it casts to safely
   CHECK(add.reduce(c, o).dtype() == DType::int32);

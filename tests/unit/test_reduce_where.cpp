@@ -48,8 +48,9 @@ TEST_CASE("reduce where=: errors name the ufunc, reduce() and the problem", "[re
   // An identity the input's dtype cannot hold: -inf in int8.
   std::vector<std::int8_t> bytes(6, 3);
   CHECK_THAT(reduce_error_of([&] { engine.ufunc("rw_max").reduce(from_vector(bytes).reshape({2, 3}), o); }),
-             Catch::Matchers::Contains("ufunc 'rw_max': reduce(): where= gives masked elements the identity -inf, "
-                                       "which the input's dtype int8 cannot hold exactly"));
+             Catch::Matchers::Contains("ufunc 'rw_max': reduce(): the identity -inf (float32) does not fit the input's "
+                                       "dtype int8 exactly, as where= needs for its masked elements: int8 has no "
+                                       "infinity or NaN"));
 
   // A mask that is not bool, or that does not broadcast to x's shape (never wider than x).
   Ufunc add = engine.ufunc("h3_add");
