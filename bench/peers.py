@@ -1134,6 +1134,7 @@ def main():
     parser.add_argument("--systems", default=",".join(SYSTEMS),
                         help="comma-separated subset of " + ", ".join(SYSTEMS))
     parser.add_argument("--skip-startup", action="store_true", help="skip the start-up case")
+    parser.add_argument("--only-startup", action="store_true", help="only the start-up case")
     parser.add_argument("--skip-layouts", action="store_true",
                         help="skip the layout family (issue 14)")
     args = parser.parse_args()
@@ -1159,7 +1160,8 @@ def main():
         peers = Peers(cp, sizes, args.seed, [s for s in names if s in SYSTEM_CLASSES],
                       [] if args.skip_layouts else [s for s in names if s in LAYOUT_SYSTEMS])
         try:
-            peers.run()
+            if not args.only_startup:
+                peers.run()
         except Exception as exc:  # keep what was measured
             peers.records.append(record("run", "peers", 0, "-", error=error_text(exc)))
             traceback.print_exc()

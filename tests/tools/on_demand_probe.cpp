@@ -110,12 +110,15 @@ template <typename T> __device__ T probe_pdf(T x, T mean, T sigma) {
 })");
 }
 
+// "call <layout> <kernel> <compiles> <milliseconds>" for each layout.
 void run_layouts(jitvec::Engine& engine, const jitvec::Ufunc& f) {
   for (const Layout& layout : layouts()) {
     const auto before = engine.stats().compiles;
+    const auto started = std::chrono::steady_clock::now();
     layout.call(f);
-    std::printf("call %s %s %llu\n", layout.name, last_launched(),
-                static_cast<unsigned long long>(engine.stats().compiles - before));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    std::printf("call %s %s %llu %.1f\n", layout.name, last_launched(),
+                static_cast<unsigned long long>(engine.stats().compiles - before), ms);
   }
 }
 

@@ -171,7 +171,7 @@ TEST_CASE("GPU calls compile one kernel a layout, each once (fake driver, NVRTC 
   REQUIRE(lines.size() == expected_kernels().size() + 1);
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     const std::vector<std::string>& line = lines[i];
-    REQUIRE(line.size() == 4);
+    REQUIRE(line.size() == 5);
     INFO("layout " << line[1]);
     CHECK(line[2] == expected_kernels().at(line[1]));
     CHECK(line[3] == "1");  // the first call of each layout compiles its kernel, alone
