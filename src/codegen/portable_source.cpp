@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
+#include "codegen/line_directive.hpp"
+#include "codegen/source_lexer.hpp"
 #include "jitvec/errors.hpp"
 
 namespace jitvec::codegen {
@@ -136,86 +139,219 @@ constexpr HostOnlyName kHostOnlyNames[] = {
     {"FP_NORMAL", "use isfinite and compare fabs(x) with FLT_MIN or DBL_MIN"},
 };
 
-struct Token {
-  enum Kind { identifier, include } kind;
-  std::string text;  // the identifier, or the header as written ("<cmath>", "\"x.h\"")
-  std::string name;  // for an include: the header without its delimiters
-  int line;          // 0-based, in `source`
-};
+// Names that make the preprocessor look for files (__has_include), or run a pragma that may
+// (_Pragma, __pragma), wherever they appear; _Pragma with a string literal is checked as the
+// pragma it spells.
+constexpr const char* kFileLookupNames[] = {"__has_include", "__has_include_next", "__has_embed",
+                                            "_Pragma", "__pragma"};
 
-// Identifiers and #include directives of `s`, outside comments and string/char literals.
-std::vector<Token> scan(std::string_view s) {
-  std::vector<Token> tokens;
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  int line = 0;
-  bool line_start = true;  // only white space so far on this line
-  auto is_part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  while (i < n) {
-    const char c = s[i];
-    if (c == '\n') {
-      ++line;
-      line_start = true;
-      ++i;
-    } else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-      while (i < n && s[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      std::size_t end = s.find("*/", i + 2);
-      end = end == std::string_view::npos ? n : end + 2;
-      for (std::size_t k = i; k < end; ++k) line += s[k] == '\n';
-      i = end;
-      line_start = false;
-    } else if (c == '"' || c == '\'') {
-      ++i;
-      while (i < n && s[i] != c && s[i] != '\n') i += s[i] == '\\' ? 2 : 1;
-      ++i;
-      line_start = false;
-    } else if (c == '#' && line_start) {
-      std::size_t k = i + 1;
-      while (k < n && (s[k] == ' ' || s[k] == '\t')) ++k;
-      std::size_t word = k;
-      while (k < n && is_part(s[k])) ++k;
-      if (s.substr(word, k - word) == "include") {
-        while (k < n && (s[k] == ' ' || s[k] == '\t')) ++k;
-        std::size_t eol = s.find('\n', k);
-        if (eol == std::string_view::npos) eol = n;
-        std::string_view rest = s.substr(k, eol - k);
-        while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) {
-          rest.remove_suffix(1);
-        }
-        std::string_view text = rest;
-        std::string_view name = rest;
-        if (!rest.empty() && (rest[0] == '<' || rest[0] == '"')) {
-          const std::size_t end = rest.find(rest[0] == '<' ? '>' : '"', 1);
-          text = end == std::string_view::npos ? rest : rest.substr(0, end + 1);
-          name = end == std::string_view::npos ? rest.substr(1) : rest.substr(1, end - 1);
-        }
-        tokens.push_back({Token::include, std::string(text), std::string(name), line});
-        k += text.size();
-      }
-      i = k;
-      line_start = false;
-    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      const std::size_t start = i;
-      while (i < n && is_part(s[i])) ++i;
-      tokens.push_back({Token::identifier, std::string(s.substr(start, i - start)), {}, line});
-      line_start = false;
-    } else {
-      if (c != ' ' && c != '\t' && c != '\r') line_start = false;
-      ++i;
-    }
+// Pragmas that read files or bring in code from outside the source, as the second word after
+// a namespace (`#pragma GCC dependency "f"`, `#pragma clang module import m`) or the first.
+constexpr const char* kFilePragmasInNamespace[] = {"dependency", "pch_preprocess", "__debug",
+                                                   "module"};
+constexpr const char* kFilePragmas[] = {"dependency", "include_alias", "hdrstop", "comment",
+                                        "detect_mismatch"};
+
+// Directives other than #include that read a file.
+constexpr const char* kFileDirectives[] = {"include_next", "import", "embed"};
+
+using Kind = SourceToken::Kind;
+
+template <std::size_t N>
+bool is_one_of(const std::string& text, const char* const (&names)[N]) {
+  for (const char* name : names) {
+    if (text == name) return true;
   }
-  return tokens;
+  return false;
 }
 
-std::string unescape(std::string_view quoted) {
+// The tokens as the preprocessor sees them, separated by spaces, for messages.
+std::string spelled(const std::vector<SourceToken>& tokens) {
   std::string out;
-  for (std::size_t i = 0; i < quoted.size(); ++i) {
-    if (quoted[i] == '\\' && i + 1 < quoted.size()) ++i;
-    out += quoted[i];
+  for (const SourceToken& t : tokens) {
+    if (!out.empty()) out += ' ';
+    out += t.text;
   }
   return out;
 }
+
+// What a _Pragma("...") string literal stands for: its text without the quotes (and an L
+// prefix), \" and \\ undone. Empty when `literal` is not a plain or wide string literal.
+std::optional<std::string> destringized(const std::string& literal) {
+  std::string_view body = literal;
+  if (!body.empty() && body[0] == 'L') body.remove_prefix(1);
+  if (body.size() < 2 || body.front() != '"' || body.back() != '"') return std::nullopt;
+  body = body.substr(1, body.size() - 2);
+  std::string out;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    if (body[i] == '\\' && i + 1 < body.size() && (body[i + 1] == '"' || body[i + 1] == '\\')) ++i;
+    out += body[i];
+  }
+  return out;
+}
+
+/// Checks one source under one reading; throws DefinitionError for the first problem.
+class SourceCheck {
+ public:
+  SourceCheck(std::string_view source, const std::string& file, int first_line,
+              const std::string& definition, SourceReading reading)
+      : source_(source), file_(file), first_line_(first_line), definition_(definition),
+        reading_(reading), tokens_(preprocessing_tokens(source, reading)) {}
+
+  void run() const {
+    // First what makes the compilers disagree on which lines are directives.
+    for (const SourceToken& token : tokens_) {
+      if (token.kind == Kind::malformed) {
+        fail(token.line, fmt::format(
+                             "{} is a raw string literal whose delimiter is not valid (at most 16 "
+                             "characters before the '(', none of them a space, a parenthesis, a "
+                             "backslash or a control character)",
+                             c_string_literal(token.text)));
+      }
+    }
+    for (const SourceDirective& directive : source_directives(tokens_)) check_directive(directive);
+    const bool pastes = std::any_of(tokens_.begin(), tokens_.end(), [](const SourceToken& t) {
+      return t.kind == Kind::punctuator && t.text == "##";
+    });
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+      if (tokens_[i].kind != Kind::identifier) continue;
+      check_name(i);
+      if (pastes) check_paste_prefix(tokens_[i]);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(int line, const std::string& what) const {
+    const std::string reading = reading_.description();
+    throw DefinitionError(
+        fmt::format("{}:{}: {}: {}{}", file_, first_line_ + line, definition_, what,
+                    reading.empty() ? "" : " (when the source is read " + reading + ")"));
+  }
+
+  // The directive as written, when that differs from what the preprocessor reads.
+  std::string as_written(const SourceDirective& directive, const std::string& read) const {
+    const std::string written(source_.substr(directive.begin, directive.end - directive.begin));
+    return written == read ? std::string()
+                           : fmt::format("; the line as written: {}", c_string_literal(written));
+  }
+
+  void check_directive(const SourceDirective& directive) const {
+    const std::string read = "#" + directive.name +
+                             (directive.operands.empty() ? "" : " " + spelled(directive.operands));
+    if (directive.name == "include") {
+      const std::vector<SourceToken>& operands = directive.operands;
+      const bool header_name =
+          operands.size() == 1 &&
+          (operands[0].kind == Kind::header_name ||
+           (operands[0].kind == Kind::literal && operands[0].text[0] == '"'));
+      if (header_name) {
+        const std::string& header = operands[0].text;
+        const std::string name = header.substr(1, header.size() - 2);
+        const char close = header[0] == '<' ? '>' : '"';
+        const bool closed = header.size() >= 2 && header.back() == close;
+        bool listed = false;
+        for (const PortableHeader& h : portable_headers()) listed |= name == h.name;
+        if (closed && listed) return;
+        fail(directive.line,
+             fmt::format("#include {} is not available to ufunc source: ufuncs compile for the "
+                         "GPU (NVRTC) and the host alike, and may include only {} (the math "
+                         "functions and int32_t, uint8_t, ... need no #include){}",
+                         header, portable_header_list(), as_written(directive, read)));
+      }
+      fail(directive.line,
+           fmt::format("'{}' does not name a header as <header> or \"header\": ufunc source may "
+                       "include only {}, named so (not through a macro){}",
+                       read, portable_header_list(), as_written(directive, read)));
+    }
+    if (is_one_of(directive.name, kFileDirectives)) {
+      fail(directive.line,
+           fmt::format("'{}' reads a file, which ufunc source may not do: it may include only "
+                       "{}, with #include{}",
+                       read, portable_header_list(), as_written(directive, read)));
+    }
+    if (directive.name == "pragma") {
+      check_pragma(directive.line, directive.operands, read, as_written(directive, read));
+    }
+  }
+
+  void check_pragma(int line, const std::vector<SourceToken>& operands, const std::string& read,
+                    const std::string& written) const {
+    auto word = [&](std::size_t k) {
+      return k < operands.size() && operands[k].kind == Kind::identifier ? operands[k].text
+                                                                        : std::string();
+    };
+    const bool refused = is_one_of(word(0), kFilePragmas) ||
+                         (!word(0).empty() && is_one_of(word(1), kFilePragmasInNamespace));
+    if (refused) {
+      fail(line, fmt::format("'{}' reads files or brings in code from outside the source, which "
+                             "ufunc source may not do{}",
+                             read, written));
+    }
+  }
+
+  void check_name(std::size_t i) const {
+    const SourceToken& token = tokens_[i];
+    if (token.text == "_Pragma") {
+      // _Pragma ( "string" ): checked as the #pragma it spells.
+      const bool literal = i + 3 < tokens_.size() && tokens_[i + 1].text == "(" &&
+                           tokens_[i + 2].kind == Kind::literal && tokens_[i + 3].text == ")";
+      const std::optional<std::string> pragma =
+          literal ? destringized(tokens_[i + 2].text) : std::nullopt;
+      if (!pragma) {
+        fail(token.line, "_Pragma is given something other than a string literal: ufunc source "
+                         "may use _Pragma only with the pragma spelled out in \"...\", so that it "
+                         "can be checked");
+      }
+      const std::vector<SourceToken> operands = preprocessing_tokens(*pragma, reading_);
+      check_pragma(token.line, operands, "_Pragma(" + tokens_[i + 2].text + ")", "");
+      return;
+    }
+    if (token.text == "__pragma" || token.text.rfind("__has_include", 0) == 0 ||
+        token.text.rfind("__has_embed", 0) == 0) {
+      fail(token.line, fmt::format("'{}' looks for files or runs a pragma that cannot be checked, "
+                                   "which ufunc source may not do",
+                                   token.text));
+    }
+    for (const HostOnlyName& host_only : kHostOnlyNames) {
+      if (token.text == host_only.name) {
+        fail(token.line, fmt::format("'{}' is not available to ufunc source: the host's C++ "
+                                     "library has it but the GPU's (NVRTC) has not, and ufuncs "
+                                     "compile for both alike; {}",
+                                     host_only.name, host_only.instead));
+      }
+    }
+    for (const char* name : kPerThreadNames) {
+      if (token.text == name) {
+        fail(token.line, fmt::format("'{}' is per-thread or kernel code, which a ufunc cannot "
+                                     "use: a ufunc is a function of one element's values, and "
+                                     "jitvec writes the loops (GPU kernels and host loops) that "
+                                     "call it",
+                                     name));
+      }
+    }
+  }
+
+  // With ## in the source, a name that begins one of kFileLookupNames could be pasted into it
+  // (`CAT(__has_, include)`): a paste begins with the spelling of some token of the source.
+  void check_paste_prefix(const SourceToken& token) const {
+    for (const char* name : kFileLookupNames) {
+      const std::string_view whole = name;
+      if (token.text.size() < whole.size() &&
+          whole.compare(0, token.text.size(), token.text) == 0) {
+        fail(token.line, fmt::format("'{}' with token pasting (##) in the source could be pasted "
+                                     "into '{}', which ufunc source may not use; rename it",
+                                     token.text, name));
+      }
+    }
+  }
+
+  std::string_view source_;
+  const std::string& file_;
+  int first_line_;
+  const std::string& definition_;
+  SourceReading reading_;
+  std::vector<SourceToken> tokens_;
+};
 
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
@@ -248,99 +384,90 @@ std::string portable_header_list() {
   return list;
 }
 
-void check_portable_source(std::string_view source, const std::string& file, int first_line) {
-  for (const Token& token : scan(source)) {
-    const int line = first_line + token.line;
-    if (token.kind == Token::include) {
-      bool allowed = false;
-      for (const PortableHeader& h : portable_headers()) allowed |= token.name == h.name;
-      if (!allowed) {
-        throw DefinitionError(fmt::format(
-            "{}:{}: #include {} is not available to ufunc source: ufuncs compile for the GPU "
-            "(NVRTC) and the host alike, and may include only {} (the math functions and "
-            "int32_t, uint8_t, ... need no #include)",
-            file, line, token.text, portable_header_list()));
-      }
-    } else {
-      for (const HostOnlyName& host_only : kHostOnlyNames) {
-        if (token.text == host_only.name) {
-          throw DefinitionError(fmt::format(
-              "{}:{}: '{}' is not available to ufunc source: the host's C++ library has it but "
-              "the GPU's (NVRTC) has not, and ufuncs compile for both alike; {}",
-              file, line, host_only.name, host_only.instead));
-        }
-      }
-      for (const char* name : kPerThreadNames) {
-        if (token.text == name) {
-          throw DefinitionError(fmt::format(
-              "{}:{}: '{}' is per-thread or kernel code, which a ufunc cannot use: a ufunc is a "
-              "function of one element's values, and jitvec writes the loops (GPU kernels and "
-              "host loops) that call it",
-              file, line, name));
-        }
-      }
-    }
+void check_portable_source(std::string_view source, const std::string& file, int first_line,
+                           const std::string& definition) {
+  for (const SourceReading& reading : every_source_reading(source)) {
+    SourceCheck(source, file, first_line, definition, reading).run();
   }
 }
 
 std::string annotate_compile_log(const std::string& log, const std::string& generated,
                                  const UfuncSource& ufunc,
                                  const std::vector<const HelperSource*>& helpers) {
-  // Each #line name of the generated source -> its lines, by line number.
+  // Each #line name of the generated source, spelled as its string literal -> its lines, by
+  // line number.
   std::map<std::string, std::map<int, std::string>> lines_of;
   {
-    const std::vector<std::string> lines = split_lines(generated);
     std::string current;
     int number = 0;
-    for (const std::string& text : lines) {
+    for (const std::string& text : split_lines(generated)) {
       if (text.rfind("#line ", 0) == 0) {
         const std::size_t quote = text.find('"');
+        const std::size_t last = text.find_last_not_of(" \t\r");
         number = std::atoi(text.c_str() + 6);
-        current = quote == std::string::npos
-                      ? std::string()
-                      : unescape(std::string_view(text).substr(quote + 1, text.size() - quote - 2));
+        current = quote == std::string::npos ? std::string() : text.substr(quote, last + 1 - quote);
         continue;
       }
       if (!current.empty()) lines_of[current][number] = text;
       ++number;
     }
   }
-  std::map<std::string, std::string> path_of;  // #line name -> the path the user gave
+  // The names compilers print: the #line names decoded (a name may hold a newline, so a
+  // message may span lines of the log), each with the path the user gave. Longest first, so a
+  // name that begins another cannot take its messages.
+  struct Name {
+    std::string printed;
+    std::string literal;
+    std::string path;
+  };
+  std::vector<Name> names;
   auto add = [&](const std::string& name, const std::string& fallback, const std::string& path) {
     const std::string line_name = name.empty() ? fallback : name;
-    path_of[line_name] = path.empty() ? line_name : path;
+    names.push_back({line_name, c_string_literal(line_name), path.empty() ? line_name : path});
   };
   for (const HelperSource* h : helpers) add(h->origin_file, "helper:" + h->name, h->origin_path);
   add(ufunc.origin_file, "ufunc:" + ufunc.name, ufunc.origin_path);
+  std::stable_sort(names.begin(), names.end(), [](const Name& a, const Name& b) {
+    return a.printed.size() > b.printed.size();
+  });
 
   std::string out;
-  for (const std::string& text : split_lines(log)) {
-    std::string line = text;
-    for (const auto& [name, path] : path_of) {
-      if (line.rfind(name, 0) != 0 || line.size() <= name.size()) continue;
-      const char next = line[name.size()];
-      if (next != ':' && next != '(') continue;
-      const std::string rest = line.substr(name.size());
-      line = path + rest;
-      if (next != ':') break;
-      // GCC/Clang: ":12:5: error: ..." -> add the user's line and a caret.
-      int number = 0, column = 0;
-      if (std::sscanf(rest.c_str(), ":%d:%d:", &number, &column) == 2 ||
-          std::sscanf(rest.c_str(), ":%d:", &number) == 1) {
-        const auto& known = lines_of[name];
-        const auto found = known.find(number);
-        if (found != known.end() && rest.find(": note:") == std::string::npos) {
-          std::string caret;
-          for (int k = 1; k < column && k <= static_cast<int>(found->second.size()); ++k) {
-            caret += found->second[k - 1] == '\t' ? '\t' : ' ';
-          }
-          line += "\n  " + found->second;
-          if (column > 0) line += "\n  " + caret + "^";
-        }
+  for (std::size_t at = 0; at < log.size();) {
+    const Name* found = nullptr;
+    for (const Name& name : names) {
+      const std::size_t after = at + name.printed.size();
+      if (after < log.size() && (log[after] == ':' || log[after] == '(') &&
+          log.compare(at, name.printed.size(), name.printed) == 0) {
+        found = &name;
+        break;
       }
-      break;
     }
-    out += line;
+    const std::size_t rest_at = found ? at + found->printed.size() : at;
+    std::size_t end = log.find('\n', rest_at);
+    if (end == std::string::npos) end = log.size();
+    const std::string rest = log.substr(rest_at, end - rest_at);
+    at = end + 1;
+    if (!found) {
+      out += rest + '\n';
+      continue;
+    }
+    out += found->path + rest;
+    // GCC/Clang: ":12:5: error: ..." -> add the user's line and a caret. NVRTC's
+    // "(12): error: ..." already has them.
+    int number = 0, column = 0;
+    if (rest[0] == ':' && (std::sscanf(rest.c_str(), ":%d:%d:", &number, &column) == 2 ||
+                           std::sscanf(rest.c_str(), ":%d:", &number) == 1)) {
+      const auto& known = lines_of[found->literal];
+      const auto line = known.find(number);
+      if (line != known.end() && rest.find(": note:") == std::string::npos) {
+        std::string caret;
+        for (int k = 1; k < column && k <= static_cast<int>(line->second.size()); ++k) {
+          caret += line->second[k - 1] == '\t' ? '\t' : ' ';
+        }
+        out += "\n  " + line->second;
+        if (column > 0) out += "\n  " + caret + "^";
+      }
+    }
     out += '\n';
   }
   while (!out.empty() && out.back() == '\n') out.pop_back();

@@ -2,9 +2,21 @@
 //
 // A ufunc's source (and its helpers') is compiled by NVRTC for the GPU and by the host C++
 // compiler for the cpu and parallel targets. So that a source compiles on both or on neither,
-// check_portable_source() rejects, before either compiler runs, what only one of them accepts:
-//   - any `#include` other than the standard headers listed in portable_headers() (quoted or
-//     angled; an #include inside a comment or a string literal is ignored);
+// check_portable_source() rejects, before either compiler runs, what only one of them accepts
+// or what would read files other than the source:
+//   - any `#include` other than the standard headers listed in portable_headers() (`<cmath>` or
+//     `"cmath"`), and `#include_next`, `#import`, `#embed`. The check looks at what the
+//     preprocessor will see (source_lexer.hpp: line splices, comments, digraphs, literals, under
+//     every reading NVRTC, GCC or Clang may take), so `%:include`, `#inc\<newline>lude` and
+//     `/**/ # /**/ include` are directives like any other, and an #include in a comment or a
+//     string literal is not one; an #include of anything but a header name (a macro) is refused;
+//   - the pragmas that read files or bring in code (`GCC dependency`, `clang module`,
+//     `clang __debug`, `GCC pch_preprocess`, `include_alias`, `comment`, ...), also as
+//     `_Pragma("...")`; a _Pragma of anything but a string literal, `__pragma`, `__has_include`
+//     and `__has_embed`; and, where the source pastes tokens (`##`), names that begin one of
+//     those (`CAT(__has_, include)` would make one);
+//   - a raw string literal with a delimiter that is not valid (compilers disagree on where it
+//     ends, so on which lines are directives);
 //   - per-thread and kernel constructs (threadIdx, blockIdx, blockDim, gridDim, __syncthreads,
 //     __shared__, __global__): a ufunc is per-element code, which the host cannot run and the
 //     GPU loops already index for it.
@@ -41,10 +53,11 @@ const std::vector<PortableHeader>& portable_headers();
 /// "<cmath>, <math.h>, ..." for messages and the README.
 std::string portable_header_list();
 
-/// Throws jitvec::DefinitionError naming `file`:line and what is wrong when `source` (whose
-/// first line is line `first_line` of `file`) includes a header outside portable_headers() or
-/// uses a per-thread or kernel construct.
-void check_portable_source(std::string_view source, const std::string& file, int first_line);
+/// Throws jitvec::DefinitionError reading "<file>:<line>: <definition>: <what is wrong>" when
+/// `source` (whose first line is line `first_line` of `file`; `definition` is "ufunc 'f'" or
+/// "device function 'g'") breaks a rule above.
+void check_portable_source(std::string_view source, const std::string& file, int first_line,
+                           const std::string& definition);
 
 /// The user's compile log with every `#line` name of `ufunc` and `helpers` that has an
 /// origin_path replaced by that path, and with the source line and a caret (at `column`, when

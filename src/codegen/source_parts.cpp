@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/line_directive.hpp"
 #include "codegen/portable_source.hpp"
 
 namespace jitvec::codegen {
@@ -10,14 +11,8 @@ std::string c_type(DType t) { return std::string(dtype_c_type(t)); }
 
 namespace {
 
-std::string line_directive(int line, const std::string& file, const std::string& fallback) {
-  std::string name = file.empty() ? fallback : file;
-  std::string escaped;
-  for (char c : name) {
-    if (c == '"' || c == '\\') escaped += '\\';
-    escaped += c;
-  }
-  return fmt::format("#line {} \"{}\"\n", line, escaped);
+std::string named_line_directive(int line, const std::string& file, const std::string& fallback) {
+  return line_directive(line, file.empty() ? fallback : file);
 }
 
 std::string message_name(const std::string& path, const std::string& file,
@@ -33,15 +28,15 @@ std::string user_code(const UfuncSource& ufunc, const std::vector<const HelperSo
     check_portable_source(helper->source,
                           message_name(helper->origin_path, helper->origin_file,
                                        "helper:" + helper->name),
-                          helper->origin_line);
-    out += line_directive(helper->origin_line, helper->origin_file, "helper:" + helper->name);
+                          helper->origin_line, "device function '" + helper->name + "'");
+    out += named_line_directive(helper->origin_line, helper->origin_file, "helper:" + helper->name);
     out += helper->source;
     out += '\n';
   }
   check_portable_source(
       ufunc.source, message_name(ufunc.origin_path, ufunc.origin_file, "ufunc:" + ufunc.name),
-      ufunc.origin_line);
-  out += line_directive(ufunc.origin_line, ufunc.origin_file, "ufunc:" + ufunc.name);
+      ufunc.origin_line, "ufunc '" + ufunc.name + "'");
+  out += named_line_directive(ufunc.origin_line, ufunc.origin_file, "ufunc:" + ufunc.name);
   out += ufunc.source;
   out += '\n';
   return out;

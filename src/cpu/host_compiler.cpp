@@ -323,7 +323,15 @@ std::string compile_shared_object(const std::string& source, const std::string& 
 #endif
   command.push_back("-lm");
   const std::optional<std::chrono::duration<double>> limit = compile::compile_time_limit();
-  ProcessResult result = run_program(command, limit);
+  // The compiler's own temporary files (GCC's cc*.s, cc*.o, cc*.res; Clang's) go in the
+  // scratch folder too, so that whatever stops this compile, the folder holds all of them and
+  // goes with them (remove_stale_scratch_folders once the process is gone).
+  const fs::path compiler_temporary = folder.path() / "tmp";
+  if (::mkdir(compiler_temporary.c_str(), 0700) != 0) {
+    throw Error(fmt::format("could not make a temporary folder '{}': {}",
+                            compiler_temporary.string(), std::strerror(errno)));
+  }
+  ProcessResult result = run_program(command, limit, {"TMPDIR=" + compiler_temporary.string()});
   result.output = without_scratch_names(std::move(result.output), folder.path());
   const std::string shown_command = without_scratch_names(format_command(command), folder.path());
   if (result.timed_out) {

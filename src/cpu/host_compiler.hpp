@@ -7,9 +7,10 @@
 // there. Its flags are fixed (see kBaseFlags in the .cpp) plus JITVEC_CXXFLAGS. The identity
 // string names the compiler exactly (version line, target, resolved path) so that caches of
 // compiled objects can key on it. compile_shared_object() runs the compiler without a shell in a
-// private temporary folder, which it always removes (and a later process removes one a killed
-// process left), within a time limit, and returns the object's bytes, or throws CompileError
-// with the compiler's full log.
+// private temporary folder, which is also the compiler's TMPDIR (a `tmp` folder inside it, for
+// GCC's cc*.s, cc*.o and cc*.res), which it always removes (and a later process removes one a
+// killed process left, with the compiler's files in it), within a time limit, and returns the
+// object's bytes, or throws CompileError with the compiler's full log.
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -130,10 +131,31 @@ void collect_output(int fd, pid_t group, std::optional<std::chrono::steady_clock
   }
 }
 
+/// The current environment with the assignments of `changes` in place of (or added to) its
+/// variables of those names, as execve takes it. The strings stay owned by `environ` and
+/// `changes`.
+std::vector<char*> program_environment(const std::vector<std::string>& changes) {
+  auto name_of = [](std::string_view assignment) {
+    return assignment.substr(0, assignment.find('='));
+  };
+  std::vector<char*> variables;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    const std::string_view name = name_of(*variable);
+    const bool changed = std::any_of(changes.begin(), changes.end(), [&](const std::string& c) {
+      return name_of(c) == name;
+    });
+    if (!changed) variables.push_back(*variable);
+  }
+  for (const std::string& change : changes) variables.push_back(const_cast<char*>(change.c_str()));
+  variables.push_back(nullptr);
+  return variables;
+}
+
 }  // namespace
 
 ProcessResult run_program(const std::vector<std::string>& argv,
-                          std::optional<std::chrono::duration<double>> time_limit) {
+                          std::optional<std::chrono::duration<double>> time_limit,
+                          const std::vector<std::string>& environment) {
   if (argv.empty()) throw Error("run_program: empty argument vector");
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (time_limit) {
@@ -154,12 +176,13 @@ ProcessResult run_program(const std::vector<std::string>& argv,
   arguments.reserve(argv.size() + 1);
   for (const std::string& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
   arguments.push_back(nullptr);
+  std::vector<char*> variables = program_environment(environment);
   const pid_t parent = ::getpid();
 
   const pid_t watchdog = ::fork();
   if (watchdog < 0) throw_cannot_start(argv[0], errno);
   if (watchdog == 0) {
-    run_watchdog(parent, output_write.get(), error_write.get(), arguments.data(), environ);
+    run_watchdog(parent, output_write.get(), error_write.get(), arguments.data(), variables.data());
   }
   ::setpgid(watchdog, watchdog);  // as the watchdog does, so a kill of the group cannot miss
   output_write.reset();  // the children hold the only writing ends now

@@ -34,11 +34,13 @@ struct ProcessResult {
 };
 
 /// Runs argv[0] (a path; PATH is not searched) with the arguments argv[1..] and the current
-/// environment, and waits for it, at most `time_limit` (none: no limit). Throws
-/// jitvec::TargetError when the program cannot be started (no such file, not executable),
-/// naming it and the reason.
+/// environment, changed by `environment` ("NAME=value" each: the variable NAME of the current
+/// environment, if any, is replaced by that value), and waits for it, at most `time_limit`
+/// (none: no limit). Throws jitvec::TargetError when the program cannot be started (no such
+/// file, not executable), naming it and the reason.
 ProcessResult run_program(const std::vector<std::string>& argv,
-                          std::optional<std::chrono::duration<double>> time_limit = std::nullopt);
+                          std::optional<std::chrono::duration<double>> time_limit = std::nullopt,
+                          const std::vector<std::string>& environment = {});
 
 /// The command line for messages: the arguments separated by spaces, each one that holds a
 /// space, a quote or a shell character in single quotes.

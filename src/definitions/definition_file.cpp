@@ -17,8 +17,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -29,6 +27,7 @@
 
 #include "core/edit_distance.hpp"
 #include "core/log.hpp"
+#include "core/regular_file.hpp"
 #include "jitvec/errors.hpp"
 #include "jitvec/scalar.hpp"
 
@@ -479,33 +478,18 @@ DefinitionSet parse_definition_text(std::string_view text, std::string file_name
 
 DefinitionSet parse_definition_file(const std::filesystem::path& file) {
   const std::string name = file.string();
-  std::error_code error;
-  if (std::filesystem::is_directory(file, error)) {
-    throw DefinitionError(fmt::format("{}: cannot read definition file: it is a directory", name));
+  // Only a regular file is read, and never more than one byte past the bound: a FIFO, a device
+  // or a socket is refused without blocking on it, and a file's size is not trusted.
+  detail::RegularFileRead read = detail::read_regular_file(file, kMaxDefinitionFileSize);
+  if (!read.problem.empty()) {
+    throw DefinitionError(fmt::format("{}: cannot read definition file: {}", name, read.problem));
   }
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) {
-    throw DefinitionError(
-        fmt::format("{}: cannot read definition file: {}", name, std::strerror(errno)));
-  }
-  // Read at most one byte past the bound, whatever the file is (a device, a FIFO, a huge file):
-  // its size is not trusted, and nothing is allocated from it.
-  std::string contents;
-  char chunk[1 << 16];
-  while (contents.size() <= kMaxDefinitionFileSize &&
-         stream.read(chunk, sizeof chunk).gcount() > 0) {
-    contents.append(chunk, static_cast<std::size_t>(stream.gcount()));
-  }
-  if (stream.bad()) {
-    throw DefinitionError(
-        fmt::format("{}: cannot read definition file: {}", name, std::strerror(errno)));
-  }
-  if (contents.size() > kMaxDefinitionFileSize) {
+  if (read.contents.size() > kMaxDefinitionFileSize) {
     throw DefinitionError(fmt::format(
         "{}: definition file is too large (over {} MiB; definition files hold source text)",
         name, kMaxDefinitionFileSize >> 20));
   }
-  DefinitionSet set = parse_definition_text(contents, name);
+  DefinitionSet set = parse_definition_text(read.contents, name);
   if (set.helpers.empty() && set.ufuncs.empty() && set.gufuncs.empty() && set.fusions.empty()) {
     detail::log().warn("{}: the definition file defines nothing (no [{}.NAME], [{}.NAME], [{}.NAME] or "
                        "[{}.NAME] entry)",

@@ -113,14 +113,17 @@ struct DefinitionSet {
   std::vector<FusionDefinition> fusions;
 };
 
-/// The most bytes of definitions read from one file (16 MiB): a larger file (or an endless
-/// one, like /dev/zero) is a DefinitionError, found without reading more than that.
+/// The most bytes of definitions read from one file (16 MiB): a larger file is a
+/// DefinitionError, found without reading more than that.
 inline constexpr std::size_t kMaxDefinitionFileSize = std::size_t{16} << 20;
 
 /// Reads and checks the definition file at `file`; messages name it as `file.string()`.
-/// Throws DefinitionError for an unreadable or too large file and for every problem
-/// parse_definition_text reports. A file that defines nothing (empty, comments only, or only
-/// empty tables) is read, with a warning through jitvec's logger naming it.
+/// Throws DefinitionError for a path that does not name a regular file ("samples/x.toml: cannot
+/// read definition file: it is a FIFO (named pipe), not a regular file"; FIFOs, devices and
+/// sockets are refused without being read, so the call never blocks), an unreadable or too
+/// large file, and every problem parse_definition_text reports. A file that defines nothing
+/// (empty, comments only, or only empty tables) is read, with a warning through jitvec's logger
+/// naming it.
 DefinitionSet parse_definition_file(const std::filesystem::path& file);
 
 /// Parses definition-file `text`; `file_name_for_messages` names it in errors and origins.

@@ -8,7 +8,9 @@
 #include <set>
 
 #include "codegen/fusion_expression.hpp"
+#include "codegen/line_directive.hpp"
 #include "codegen/portable_source.hpp"
+#include "codegen/source_lexer.hpp"
 #include "codegen/reserved_names.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/type_resolution.hpp"
@@ -258,40 +260,43 @@ std::vector<int> variant_key(const Outcome& outcome) {
 
 // ---- the generated source of one variant ----
 
-std::string line_directive(int line, const std::string& file) {
-  std::string escaped;
-  for (char c : file) {
-    if (c == '"' || c == '\\') escaped += '\\';
-    escaped += c;
-  }
-  return fmt::format("#line {} \"{}\"\n", line, escaped);
-}
-
-// `source` with its #include lines blanked (the line count stays), the lines appended to
-// `includes` once each: they go before the namespaces.
+// `source` (which check_portable_source accepted) with its #include directives taken out (the
+// line count stays), each appended to `includes` once, as the preprocessor reads it: they go
+// before the namespaces. A directive alone on its line (white space around it, a `//` comment
+// after it) takes the line's text with it, leaving it empty; any other is blanked with spaces,
+// so that what stands around it (a comment that goes on past the line) stays as it was.
 std::string hoist_includes(const std::string& source, std::vector<std::string>& includes) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < source.size()) {
-    std::size_t end = source.find('\n', start);
-    if (end == std::string::npos) end = source.size();
-    const std::string line = source.substr(start, end - start);
-    std::size_t p = line.find_first_not_of(" \t");
-    bool include = false;
-    if (p != std::string::npos && line[p] == '#') {
-      p = line.find_first_not_of(" \t", p + 1);
-      include = p != std::string::npos && line.compare(p, 7, "include") == 0;
+  std::string out = source;
+  std::vector<std::pair<std::size_t, std::size_t>> emptied;  // [begin, end) of lines to empty
+  const std::vector<codegen::SourceToken> tokens =
+      codegen::preprocessing_tokens(source, codegen::SourceReading{});
+  for (const codegen::SourceDirective& directive : codegen::source_directives(tokens)) {
+    if (directive.name != "include" || directive.operands.size() != 1) continue;
+    const std::string include = "#include " + directive.operands[0].text;
+    if (std::find(includes.begin(), includes.end(), include) == includes.end()) {
+      includes.push_back(include);
     }
-    if (include) {
-      const std::string trimmed = line.substr(line.find('#'));
-      if (std::find(includes.begin(), includes.end(), trimmed) == includes.end()) {
-        includes.push_back(trimmed);
-      }
+    const std::size_t line_begin = source.rfind('\n', directive.begin) == std::string::npos
+                                       ? 0
+                                       : source.rfind('\n', directive.begin) + 1;
+    std::size_t line_end = source.find('\n', directive.end);
+    if (line_end == std::string::npos) line_end = source.size();
+    const std::string before = source.substr(line_begin, directive.begin - line_begin);
+    std::string after = source.substr(directive.end, line_end - directive.end);
+    after.erase(0, std::min(after.size(), after.find_first_not_of(" \t\r")));
+    const bool alone = before.find_first_not_of(" \t") == std::string::npos &&
+                       source.find('\n', directive.begin) >= directive.end &&
+                       (after.empty() || (after.rfind("//", 0) == 0 && after.back() != '\\'));
+    if (alone) {
+      emptied.emplace_back(line_begin, line_end);
     } else {
-      out += line;
+      for (std::size_t k = directive.begin; k < directive.end; ++k) {
+        if (out[k] != '\n' && out[k] != '\r') out[k] = ' ';
+      }
     }
-    if (end < source.size()) out += '\n';
-    start = end + 1;
+  }
+  for (auto line = emptied.rbegin(); line != emptied.rend(); ++line) {
+    out.erase(line->first, line->second - line->first);
   }
   return out;
 }
@@ -375,9 +380,9 @@ class SourceWriter {
           source.origin_file.empty() ? "ufunc:" + source.name : source.origin_file;
       codegen::check_portable_source(source.source,
                                      source.origin_path.empty() ? file : source.origin_path,
-                                     source.origin_line);
+                                     source.origin_line, "ufunc '" + source.name + "'");
       stages += fmt::format("namespace jitvec_fusion_{} {{\n", source.name);
-      stages += line_directive(source.origin_line, file);
+      stages += codegen::line_directive(source.origin_line, file);
       stages += hoist_includes(source.source, includes);
       stages += fmt::format("\n}}  // namespace jitvec_fusion_{}\n", source.name);
       stages += kLineMarker;  // replaced below by the line it is on
@@ -391,7 +396,7 @@ class SourceWriter {
     std::size_t at = 0;
     while ((at = out.find(kLineMarker, at)) != std::string::npos) {
       const int line = static_cast<int>(std::count(out.begin(), out.begin() + at, '\n')) + 2;
-      const std::string directive = line_directive(line, "ufunc:" + fusion_.name);
+      const std::string directive = codegen::line_directive(line, "ufunc:" + fusion_.name);
       out.replace(at, std::string_view(kLineMarker).size(), directive);
       at += directive.size();
     }

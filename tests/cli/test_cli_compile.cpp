@@ -4,6 +4,9 @@
 #if defined(JITVEC_CLI_PATH)
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <set>
@@ -14,6 +17,7 @@
 
 #include "catch.hpp"
 #include "cli/test_cli_support.hpp"
+#include "cpu/subprocess.hpp"
 
 namespace fs = std::filesystem;
 using jitvec::test::CommandOutput;
@@ -173,6 +177,33 @@ TEST_CASE("jitvec compile refuses bad usage with exit status 2", "[cli]") {
     CHECK(contains(run.err, "jitvec: error:"));
   }
   CHECK(jitvec::test::entry_files(cache).empty());
+}
+
+TEST_CASE("jitvec compile refuses a FIFO, a device or a folder at once, naming it", "[cli]") {
+  TempFolder scratch;
+  const fs::path fifo = scratch.path() / "defs.toml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string cache = (scratch.path() / "cache").string();
+  const std::string sample = (fs::path(JITVEC_SOURCE_DIR) / "samples" / "gaussian_pdf.toml").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {fifo.string(), "it is a FIFO (named pipe), not a regular file"},
+      {"/dev/null", "it is a character device, not a regular file"},
+      {scratch.path().string(), "it is a directory, not a regular file"},
+  };
+  for (const auto& [path, what] : cases) {
+    INFO(path);
+    // With a time limit: before, the FIFO blocked the command forever.
+    const auto started = std::chrono::steady_clock::now();
+    const jitvec::cpu::ProcessResult run = jitvec::cpu::run_program(
+        {JITVEC_CLI_PATH, "compile", sample, path, "--target", "cpu", "--cache-dir", cache},
+        std::chrono::seconds(60));
+    INFO(run.output);
+    CHECK_FALSE(run.timed_out);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+    CHECK(run.exit_status == 2);
+    CHECK(contains(run.output, "jitvec: error: " + path + ": cannot read definition file: " + what));
+  }
+  CHECK(jitvec::test::entry_files(cache).empty());  // nothing compiled, not even the sample
 }
 
 TEST_CASE("jitvec compile --json reports every loop; -q prints nothing but errors", "[cli]") {

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -197,4 +198,112 @@ TEST_CASE("a host compile past JITVEC_COMPILE_TIMEOUT ends in a CompileError tha
                           "and was stopped (JITVEC_COMPILE_TIMEOUT sets the limit in seconds, 0 "
                           "for none)"));
   CHECK(message.find("command: " + slow.string()) != std::string::npos);
+}
+
+// ---- issue 25: the host compiler's own temporary files go with jitvec's scratch folder ----
+
+TEST_CASE("run_program changes the environment variables it is given and keeps the others",
+          "[cpu][subprocess]") {
+  const char* home = std::getenv("HOME");
+  const auto result = run_program({"/bin/sh", "-c", "printf '%s|%s|%s' \"$TMPDIR\" \"$HOME\" \"$JITVEC_NEW\""},
+                                  std::nullopt, {"TMPDIR=/some/where", "JITVEC_NEW=a=b"});
+  REQUIRE(result.succeeded());
+  CHECK(result.output == std::string("/some/where|") + (home ? home : "") + "|a=b");
+}
+
+namespace {
+
+// The files and folders directly in `folder`, sorted.
+std::vector<std::string> listing(const fs::path& folder) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void write_script(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  fs::permissions(path, fs::perms::owner_all);
+}
+
+// `tools/host_compile` run with TMPDIR and JITVEC_CXX as given, in the background when
+// `background`; returns its output, or its pid in the background.
+std::string host_compile(const fs::path& tmpdir, const std::string& cxx, bool background) {
+  const std::string tool = std::string(JITVEC_TOOLS_DIR) + "/host_compile";
+  const std::string command = "TMPDIR='" + tmpdir.string() + "' JITVEC_CXX='" + cxx + "' '" +
+                              tool + "'" + (background ? " >/dev/null 2>&1 & echo $!" : "");
+  const auto result = run_program({"/bin/sh", "-c", command}, std::chrono::seconds(120));
+  INFO(result.output);
+  REQUIRE(result.succeeded());
+  return result.output;
+}
+
+}  // namespace
+
+TEST_CASE("the host compiler's TMPDIR is inside jitvec's scratch folder; a compile leaves nothing",
+          "[cpu][subprocess]") {
+  jitvec_test::TempDir tmpdir, tools;
+  const fs::path record = tools.path() / "tmpdir-seen";
+  // The real compiler, run through a script that says which TMPDIR it was given.
+  const std::string real = jitvec::cpu::host_compiler().path;
+  write_script(tools.path() / "cxx", "#!/bin/sh\nprintf '%s' \"$TMPDIR\" > '" + record.string() +
+                                         "'\nexec '" + real + "' \"$@\"\n");
+  CHECK_THAT(host_compile(tmpdir.path(), (tools.path() / "cxx").string(), false),
+             Catch::Matchers::StartsWith("compiled "));
+  std::ifstream in(record);
+  std::string seen;
+  REQUIRE(std::getline(in, seen));
+  INFO(seen);
+  const fs::path seen_path(seen);
+  CHECK(seen_path.filename() == "tmp");
+  CHECK(seen_path.parent_path().parent_path() == tmpdir.path());
+  CHECK_THAT(seen_path.parent_path().filename().string(), Catch::Matchers::StartsWith("jitvec-cxx-"));
+  CHECK(listing(tmpdir.path()).empty());  // the compile took all of it away
+}
+
+TEST_CASE("a compile killed mid-way leaves the compiler's files where the next compile removes them",
+          "[cpu][subprocess]") {
+  jitvec_test::TempDir tmpdir, tools;
+  const fs::path ready = tools.path() / "ready";
+  // A compiler that, asked to compile (-o), does what GCC does first (its assembler output,
+  // cc*.s, in TMPDIR), says where, and then takes its time; asked for its version, answers.
+  const std::string real = jitvec::cpu::host_compiler().path;
+  write_script(tools.path() / "slow-cxx",
+               "#!/bin/sh\ncase \" $* \" in *\" -o \"*) ;; *) exec '" + real + "' \"$@\" ;; esac\n"
+               "f=$(mktemp \"${TMPDIR:-/tmp}/ccXXXXXX.s\")\necho \"$$ $f\" > '" +
+                   ready.string() + ".part'\nmv '" + ready.string() + ".part' '" + ready.string() +
+                   "'\nexec sleep 60\n");
+  const pid_t compiling =
+      static_cast<pid_t>(std::stol(host_compile(tmpdir.path(), (tools.path() / "slow-cxx").string(), true)));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!fs::exists(ready) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(fs::exists(ready));
+  pid_t compiler = 0;
+  std::string temporary;
+  {
+    std::ifstream in(ready);
+    REQUIRE(in >> compiler >> temporary);
+  }
+  REQUIRE(::kill(compiling, SIGKILL) == 0);
+  CHECK(ends_within(compiler, std::chrono::seconds(10)));  // the watchdog took the compiler along
+  ::kill(compiler, SIGKILL);
+  // Its folder is stale once the process is gone (reaped), not just ended.
+  const auto reaped_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (fs::exists("/proc/" + std::to_string(compiling)) &&
+         std::chrono::steady_clock::now() < reaped_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // The compiler's file is in the killed process's scratch folder, not loose in TMPDIR.
+  INFO(temporary);
+  CHECK(fs::exists(temporary));
+  CHECK(fs::path(temporary).parent_path().filename() == "tmp");
+  CHECK_THAT(fs::path(temporary).parent_path().parent_path().filename().string(),
+             Catch::Matchers::StartsWith("jitvec-cxx-" + std::to_string(compiling) + "-"));
+  // The next process that compiles removes that folder, with the compiler's file in it, and
+  // leaves nothing of its own.
+  CHECK_THAT(host_compile(tmpdir.path(), real, false), Catch::Matchers::StartsWith("compiled "));
+  CHECK_FALSE(fs::exists(temporary));
+  CHECK(listing(tmpdir.path()).empty());
 }

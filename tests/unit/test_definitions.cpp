@@ -1,8 +1,17 @@
 // tests/unit/test_definitions.cpp: reading TOML definition files (src/definitions): the
 // samples, the file line each source starts on, file order, and every kind of mistake's message
 // (file, line and entry).
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -12,6 +21,7 @@
 #include "definitions/definition_file.hpp"
 #include "support.hpp"
 #include "jitvec/errors.hpp"
+#include "jitvec/jitvec.hpp"
 
 using jitvec::DefinitionError;
 using jitvec::definitions::DefinitionSet;
@@ -353,6 +363,75 @@ TEST_CASE("definition files that cannot be read", "[definitions]") {
     }
     std::filesystem::remove(file);
   }
+}
+
+namespace {
+
+// What `read` throws, or "no error"; FAILs (after unblocking it) if it has not returned within
+// ten seconds, which it did when it opened a FIFO with no writer.
+template <class Read>
+std::string error_within_seconds(Read read, const std::filesystem::path& fifo) {
+  auto pending = std::async(std::launch::async, [read]() -> std::string {
+    try {
+      read();
+      return "no error";
+    } catch (const DefinitionError& error) {
+      return error.what();
+    }
+  });
+  if (pending.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    // A writer that comes and goes lets the blocked open() return, so the test can end.
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) ::close(writer);
+    pending.wait();
+    FAIL("reading " << fifo << " blocked for over ten seconds");
+  }
+  return pending.get();
+}
+
+}  // namespace
+
+TEST_CASE("a path that is not a regular file is refused at once, saying what it is",
+          "[definitions]") {
+  jitvec_test::TempDir dir;
+  const std::filesystem::path fifo = dir.path() / "defs.toml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(error_within_seconds([&] { parse_definition_file(fifo); }, fifo) ==
+        fifo.string() + ": cannot read definition file: it is a FIFO (named pipe), not a regular "
+                        "file");
+  jitvec::Engine engine(jitvec::EngineOptions{
+      jitvec::CacheOptions{std::nullopt, std::nullopt, true, std::nullopt}});
+  CHECK(error_within_seconds([&] { engine.load_definitions(fifo); }, fifo) ==
+        fifo.string() + ": cannot read definition file: it is a FIFO (named pipe), not a regular "
+                        "file");
+
+  const std::filesystem::path socket_path = dir.path() / "socket.toml";
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  REQUIRE(socket_path.string().size() < sizeof address.sun_path);
+  std::strcpy(address.sun_path, socket_path.c_str());
+  REQUIRE(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+  CHECK_THROWS_WITH(parse_definition_file(socket_path),
+                    socket_path.string() +
+                        ": cannot read definition file: it is a socket, not a regular file");
+  ::close(listener);
+
+  CHECK_THROWS_WITH(parse_definition_file("/dev/null"),
+                    "/dev/null: cannot read definition file: it is a character device, not a "
+                    "regular file");
+  CHECK_THROWS_WITH(parse_definition_file("/dev/zero"),
+                    "/dev/zero: cannot read definition file: it is a character device, not a "
+                    "regular file");
+  CHECK_THROWS_WITH(parse_definition_file(dir.path()),
+                    dir.path().string() +
+                        ": cannot read definition file: it is a directory, not a regular file");
+  // A link to a regular file is read as that file.
+  const std::filesystem::path real = dir.path() / "real.toml";
+  std::ofstream(real) << "[device_functions.h]\nsource = 'float h(float x) { return x; }'\n";
+  std::filesystem::create_symlink(real, dir.path() / "link.toml");
+  CHECK(parse_definition_file(dir.path() / "link.toml").helpers.size() == 1);
 }
 
 TEST_CASE("a definition file over 16 MiB is refused without reading it all", "[definitions]") {

@@ -249,3 +249,16 @@ targets = ["cpu"]
   CHECK(contains(thrown_message([&] { other.load_definitions(bad); }),
                  "unknown key 'expresion' (did you mean 'expression'?)"));
 }
+
+TEST_CASE("a stage's #include, however spelled, goes before the namespaces", "[fusion][includes]") {
+  Engine engine(EngineOptions{CacheOptions{std::nullopt, std::nullopt, true, std::nullopt}});
+  engine.vectorize("below_max", {"float32(float32)"},
+                   "%:include <cfloat>\n#inc\\\nlude <climits>\n"
+                   "float below_max(float x) { return x < FLT_MAX && INT_MAX > 0 ? x : 0.0f; }\n");
+  engine.vectorize("doubled", {"float32(float32)"},
+                   "/**/ # /**/ include <cmath>\nfloat doubled(float x) { return 2.0f * x; }\n");
+  Ufunc fused = engine.fuse("doubled_below_max", "doubled(\n  below_max(x))");
+  const std::vector<float> x{1.5f, -3.0f, INFINITY};
+  CHECK(fused(x, jitvec::target(Target::cpu)).to_vector<float>() ==
+        std::vector<float>{3.0f, -6.0f, 0.0f});
+}

@@ -116,7 +116,7 @@ TEST_CASE("a rejected #include names the header, the file and line, and the allo
                     DefinitionError);
     CHECK_THROWS_WITH(target ? kernels::generate_host_source(ufunc, {}, spec)
                              : kernels::generate_cuda_source(ufunc, {}, spec),
-                      "conf/dir/defs.toml:13: #include <vector> is not available to ufunc source: "
+                      "conf/dir/defs.toml:13: ufunc 'f': #include <vector> is not available to ufunc source: "
                       "ufuncs compile for the GPU (NVRTC) and the host alike, and may include only "
                       "<cmath>, <math.h>, <cstdint>, <stdint.h>, <cfloat>, <float.h>, <climits>, "
                       "<limits.h>, <type_traits> (the math functions and int32_t, uint8_t, ... need "
@@ -124,10 +124,10 @@ TEST_CASE("a rejected #include names the header, the file and line, and the allo
   }
   const UfuncSource quoted{"g", "float g(float x) { return x; }\n#include \"mine.h\"\n", "", 1};
   CHECK_THROWS_WITH(kernels::generate_cuda_source(quoted, {}, spec),
-                    Catch::Matchers::StartsWith("ufunc:g:2: #include \"mine.h\" is not available"));
+                    Catch::Matchers::StartsWith("ufunc:g:2: ufunc 'g': #include \"mine.h\" is not available"));
   const UfuncSource per_thread{"t", "float t(float x) {\n  return x + blockDim.x;\n}", "", 1};
   CHECK_THROWS_WITH(kernels::generate_host_source(per_thread, {}, spec),
-                    Catch::Matchers::StartsWith("ufunc:t:2: 'blockDim' is per-thread or kernel code"));
+                    Catch::Matchers::StartsWith("ufunc:t:2: ufunc 't': 'blockDim' is per-thread or kernel code"));
 }
 
 namespace {
@@ -210,7 +210,7 @@ TEST_CASE("an engine's compile error names the definition file as given, on the 
                                     "#include <vector>\nfloat inc(float x) { return x; }\n",
                                     VectorizeOptions{std::nullopt, "some/where/defs.toml", 3});
   CHECK_THROWS_WITH(includes(x, target(Target::cpu)),
-                    Catch::Matchers::StartsWith("some/where/defs.toml:3: #include <vector> is not available"));
+                    Catch::Matchers::StartsWith("some/where/defs.toml:3: ufunc 'inc': #include <vector> is not available"));
 }
 
 TEST_CASE("a name only the host's library has is refused on both targets, saying what to use",
@@ -222,12 +222,12 @@ TEST_CASE("a name only the host's library has is refused on both targets, saying
   for (int target = 0; target < 2; ++target) {
     CHECK_THROWS_WITH(target ? kernels::generate_host_source(limits, {}, spec)
                              : kernels::generate_cuda_source(limits, {}, spec),
-                      Catch::Matchers::StartsWith("conf/defs.toml:6: 'numeric_limits' is not "
+                      Catch::Matchers::StartsWith("conf/defs.toml:6: ufunc 'f': 'numeric_limits' is not "
                                                   "available to ufunc source") &&
                           Catch::Matchers::Contains("FLT_MAX"));
     CHECK_THROWS_WITH(target ? kernels::generate_host_source(classify, {}, spec)
                              : kernels::generate_cuda_source(classify, {}, spec),
-                      Catch::Matchers::StartsWith("ufunc:f:1: 'fpclassify' is not available") &&
+                      Catch::Matchers::StartsWith("ufunc:f:1: ufunc 'f': 'fpclassify' is not available") &&
                           Catch::Matchers::Contains("isnan"));
   }
 }
