@@ -91,6 +91,22 @@ Nvrtc load_nvrtc_from(const std::vector<std::string>& candidates) {
 
 const Nvrtc& nvrtc() { return process_nvrtc().get(); }
 
+void preload_nvrtc() noexcept {
+  try {
+    if (!nvrtc_available()) return;
+    const Nvrtc& loaded = nvrtc();
+    int major = 0, minor = 0;
+    loaded.version(&major, &minor);
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(loaded.version), &info) == 0 || info.dli_fname == nullptr) return;
+    const std::string path = info.dli_fname;
+    const std::string folder = path.substr(0, path.rfind('/') + 1);
+    // Kept open for the process, as NVRTC keeps it; a missing one is NVRTC's to report.
+    dlopen(fmt::format("{}libnvrtc-builtins.so.{}.{}", folder, major, minor).c_str(), RTLD_NOW | RTLD_LOCAL);
+  } catch (...) {
+  }
+}
+
 bool nvrtc_available() noexcept {
   try {
     return process_nvrtc().loaded.has_value();

@@ -53,6 +53,10 @@ const Nvrtc& nvrtc();
 /// Whether nvrtc() succeeds. Never throws.
 bool nvrtc_available() noexcept;
 
+/// Loads NVRTC (nvrtc()) and the builtins library it opens at its first compile, ahead of
+/// that compile; a failure is kept for nvrtc() to report, never reported here. Never throws.
+void preload_nvrtc() noexcept;
+
 namespace detail {
 
 /// The libraries nvrtc() tries, in order: [$JITVEC_NVRTC] when it is set and not empty, else

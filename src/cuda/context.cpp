@@ -73,6 +73,13 @@ thread_local CUcontext seen_current = nullptr;
 
 }  // namespace
 
+namespace {
+std::atomic<void (*)()> first_context_hook{nullptr};
+std::once_flag first_context_once;
+}  // namespace
+
+void set_first_context_hook(void (*hook)()) noexcept { first_context_hook.store(hook); }
+
 CUcontext primary_context(int device) {
   // Every call of a ufunc asks (ContextGuard): once the context is known, one load answers.
   if (static_cast<unsigned>(device) < static_cast<unsigned>(kKnownDevices)) {
@@ -81,6 +88,9 @@ CUcontext primary_context(int device) {
   const DeviceInfo& info = device_info(device);  // throws for a missing driver or device
   PrimaryContext& slot = primary_context_slot(device);
   std::call_once(slot.retained, [&] {
+    std::call_once(first_context_once, [] {
+      if (void (*hook)() = first_context_hook.load()) hook();
+    });
     const Driver& d = driver();
     CUcontext context = nullptr;
     check(d.devicePrimaryCtxRetain(&context, info.handle), "cuDevicePrimaryCtxRetain");

@@ -57,6 +57,11 @@ class ContextGuard {
   bool trusted_ = false;
 };
 
+/// Runs `hook` once in the process, on the thread that first retains a primary context, just
+/// before it does: the engine starts loading NVRTC on another thread there, so that its tens of
+/// milliseconds overlap the context's creation (a hundred or more). Set before any context.
+void set_first_context_hook(void (*hook)()) noexcept;
+
 /// Forgets what this thread remembers of its current context (the next Trust::thread_cache
 /// guard asks the driver). For code that changes the thread's context without a ContextGuard.
 void forget_current_context() noexcept;

@@ -39,14 +39,19 @@ CudaLoop::CudaLoop(const codegen::LoopSpec& spec, int device, ModuleBuilder buil
       // Tiles past 48 KiB of dynamic shared memory must be allowed explicitly.
       max_shared_bytes_(std::min<int>(kernels::kMaxTiledInputs, static_cast<int>(spec.inputs.size())) *
                         kernels::kTiledSlotBytes),
-      specialized_masks_(kernels::specialized_scalar_masks(spec)) {
-  const std::vector<kernels::KernelVariant> variants = kernels::module_variants(spec);
+      specialized_masks_(kernels::specialized_scalar_masks(spec)),
+      spec_(spec) {
+  std::vector<kernels::KernelVariant> variants = kernels::module_variants(spec);
+  const std::size_t module_kernels = variants.size();
+  for (const kernels::KernelVariant& v : kernels::stand_in_variants(spec)) variants.push_back(v);
+  slot_count_ = variants.size();
   slots_.reset(new Slot[variants.size()]);
   for (auto& row : slot_of_) row.fill(-1);
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const kernels::KernelVariant& v = variants[i];
     slots_[i].name = kernels::kernel_name(v);
     slots_[i].large_shared = kernels::kind_row(v.kind).large_shared;
+    if (i >= module_kernels) continue;  // a stand-in only: found by name
     std::array<int, 3>& of_kind = slot_of_[static_cast<int>(v.kind)];
     if (!v.fixed_scalars) {
       for (int& s : of_kind) s = static_cast<int>(i);  // copies, if any, replace it below
@@ -95,80 +100,105 @@ CudaLoop::~CudaLoop() {
   for (std::thread& worker : workers) worker.join();
 }
 
-CUfunction CudaLoop::load_without_compiling(const Slot& s) const {
-  if (const cuda::Module* whole = whole_.load(std::memory_order_acquire)) {
-    try {
-      return resolve(s, *whole);
-    } catch (const CudaError&) {  // a whole module without this kernel is not trusted for it
-    }
+const CudaLoop::Slot& CudaLoop::named_slot(const std::string& name) const {
+  for (std::size_t i = 0; i < slot_count_; ++i) {
+    if (slots_[i].name == name) return slots_[i];
   }
-  if (std::optional<cuda::Module> cached = build_(kernels::KernelSelection{s.name}, false)) {
-    return resolve(s, keep(std::move(*cached)));
-  }
-  return nullptr;
+  throw Error(fmt::format("jitvec: this loop has no kernel '{}'", name));
 }
 
-CUfunction CudaLoop::build_now(const Slot& s) const {
-  CUfunction function = load_without_compiling(s);
-  if (!function) function = resolve(s, keep(std::move(*build_(kernels::KernelSelection{s.name}, true))));
-  s.function.store(function, std::memory_order_release);
+CUfunction CudaLoop::build_slot(const Slot& s, bool compile) const {
+  CUfunction function = nullptr;
+  try {
+    if (const cuda::Module* whole = whole_.load(std::memory_order_acquire)) {
+      try {
+        function = resolve(s, *whole);
+      } catch (const CudaError&) {  // a whole module without this kernel is not trusted for it
+      }
+    }
+    if (!function) {
+      if (std::optional<cuda::Module> module = build_(kernels::KernelSelection{s.name}, compile)) {
+        function = resolve(s, keep(std::move(*module)));
+      }
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(build_mutex_);
+    s.building = false;
+    built_.notify_all();
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(build_mutex_);
+  if (function) s.function.store(function, std::memory_order_release);
+  s.building = false;
+  built_.notify_all();
   return function;
+}
+
+void CudaLoop::start_worker(const Slot& s) const {
+  s.building = true;
+  std::lock_guard<std::mutex> lock(modules_mutex_);
+  workers_.emplace_back([this, &s] {
+    try {
+      build_slot(s, true);
+    } catch (const std::exception& e) {  // the slot stays unbuilt: the next call builds it and reports why
+      detail::log().debug("building {} on a worker failed ({}); a later call builds it", s.name, e.what());
+    }
+  });
 }
 
 CUfunction CudaLoop::kernel(KernelKind kind, std::uint32_t scalar_mask) const {
   const Slot& s = slot(kind, scalar_mask);
-  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
-  std::unique_lock<std::mutex> building(s.build);
-  s.built.wait(building, [&] { return !s.compiling; });  // a worker's build, if any, first
-  if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
-  return build_now(s);
+  for (;;) {
+    if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
+    {
+      std::unique_lock<std::mutex> lock(build_mutex_);
+      built_.wait(lock, [&] { return !s.building; });  // another thread's or a worker's build first
+      if (CUfunction known = s.function.load(std::memory_order_acquire)) return known;
+      s.building = true;
+    }
+    if (CUfunction built = build_slot(s, true)) return built;
+  }
 }
 
 CudaLoop::CallKernel CudaLoop::kernel_for_call(KernelKind kind, std::uint32_t scalar_mask) const {
   const Slot& s = slot(kind, scalar_mask);
   if (CUfunction known = s.function.load(std::memory_order_acquire)) return {known, false};
-  const KernelKind stand_in_kind =
-      kernels::kind_row(kind).flat ? KernelKind::contig : KernelKind::strided64;
+  const kernels::KernelVariant stand_in_variant = kernels::stand_in_for(spec_, kind, scalar_mask);
   const std::optional<std::chrono::milliseconds> wait = stand_in_wait();
-  if (!stand_ins_ || !wait || kind == stand_in_kind) return {kernel(kind, scalar_mask), false};
+  if (!stand_ins_ || !wait || stand_in_variant.kind == kind) return {kernel(kind, scalar_mask), false};
+  const Slot& stand_in = named_slot(kernels::kernel_name(stand_in_variant));
+
+  // The kind's own kernel from the whole module or the disk cache, when either has it (unless
+  // it is being built already: then to the race below).
+  bool look_up = false;
   {
-    std::unique_lock<std::mutex> building(s.build);
+    std::lock_guard<std::mutex> lock(build_mutex_);
     if (CUfunction known = s.function.load(std::memory_order_acquire)) return {known, false};
-    if (!s.compiling) {
-      if (CUfunction cached = load_without_compiling(s)) {
-        s.function.store(cached, std::memory_order_release);
-        return {cached, false};
-      }
-      // Compile on a worker; its failure leaves the slot unbuilt (the next call builds it
-      // itself and so reports the error).
-      s.compiling = true;
-      std::lock_guard<std::mutex> lock(modules_mutex_);
-      workers_.emplace_back([this, &s] {
-        std::optional<cuda::Module> module;
-        try {
-          module = build_(kernels::KernelSelection{s.name}, true);
-        } catch (const std::exception& e) {
-          detail::log().debug("compiling {} on a worker failed ({}); the next call builds it", s.name,
-                              e.what());
-        }
-        std::lock_guard<std::mutex> done(s.build);
-        if (module) {
-          try {
-            s.function.store(resolve(s, keep(std::move(*module))), std::memory_order_release);
-          } catch (const std::exception& e) {
-            detail::log().debug("loading {} on a worker failed ({})", s.name, e.what());
-          }
-        }
-        s.compiling = false;
-        s.built.notify_all();
-      });
-    }
-    s.built.wait_for(building, *wait, [&] { return !s.compiling; });
-    if (CUfunction known = s.function.load(std::memory_order_acquire)) return {known, false};
-    if (!s.compiling) return {build_now(s), false};  // the worker failed: report why, here
+    if (!s.building) s.building = look_up = true;
   }
-  detail::log().debug("running {} while {} compiles", kernels::kind_name(stand_in_kind), s.name);
-  return {kernel(stand_in_kind, scalar_mask), true};
+  if (look_up) {
+    if (CUfunction cached = build_slot(s, false)) return {cached, false};
+  }
+
+  // Not there: compile it on a worker, and after `wait` its stand-in on another; run the first
+  // of them that is loaded.
+  std::unique_lock<std::mutex> lock(build_mutex_);
+  if (!s.building && !s.function.load(std::memory_order_acquire)) start_worker(s);
+  const auto loaded = [&] {
+    return s.function.load(std::memory_order_acquire) || stand_in.function.load(std::memory_order_acquire);
+  };
+  built_.wait_for(lock, *wait, [&] { return loaded() || !s.building; });
+  if (!loaded() && s.building) {
+    if (!stand_in.building) start_worker(stand_in);
+    built_.wait(lock, [&] { return loaded() || (!s.building && !stand_in.building); });
+  }
+  if (CUfunction own = s.function.load(std::memory_order_acquire)) return {own, false};
+  if (CUfunction substitute = stand_in.function.load(std::memory_order_acquire)) {
+    detail::log().debug("running {} while {} compiles", stand_in.name, s.name);
+    return {substitute, true};
+  }
+  lock.unlock();
+  return {kernel(kind, scalar_mask), false};  // both builds failed: build here, to report why
 }
 
 void CudaLoop::build_every_kernel() const {
@@ -197,7 +227,7 @@ std::size_t CudaLoop::loaded_modules() const {
 
 std::optional<std::chrono::milliseconds> stand_in_wait() {
   static const std::optional<std::chrono::milliseconds> wait = []() -> std::optional<std::chrono::milliseconds> {
-    constexpr std::chrono::milliseconds kDefault{100};
+    constexpr std::chrono::milliseconds kDefault{0};
     const char* text = std::getenv("JITVEC_STAND_IN_MS");
     if (!text || !*text) return kDefault;
     const std::string value = text;

@@ -14,13 +14,14 @@
 //
 // A stand-in for a slow first compile (kernel_for_call): some kernels take NVRTC far longer
 // than others (a vector kernel inlines the user's function once per element of a thread: 8
-// times, so polar_distance's four sincos cost seconds where the grid-stride kernel takes tens
-// of milliseconds). When the kernel a call needs is in no cache, its compile starts on a
-// worker thread; if it is not done within stand_in_wait() (JITVEC_STAND_IN_MS, default 100),
-// the call runs the kind's stand-in instead (jitvec_contig for one flat run, jitvec_strided64
-// for any other space: each computes every element with the same inlined function, so the
-// bits are the same), and later calls run the kernel of their kind as soon as the worker has
-// loaded it. Not for fastmath loops (whose contraction may differ between kernels).
+// times, so polar_distance's four sincos take 0.85 s on the H200's host where the grid-stride
+// kernel takes ~0.15 s). When the kernel a call needs is in no cache, its compile starts on a
+// worker thread; after stand_in_wait() (JITVEC_STAND_IN_MS, default 0) the compile of its
+// stand-in (kernels::stand_in_for: jitvec_contig for one flat run, jitvec_strided64 for any
+// other space, one element a thread, computing each element with the same inlined function, so
+// with the same bits) starts on another, and the call runs whichever is loaded first. Later
+// calls run the kernel of their kind as soon as its worker has loaded it. Not for fastmath
+// loops (whose contraction may differ between kernels).
 #pragma once
 
 #include <cuda.h>
@@ -102,18 +103,18 @@ class CudaLoop {
     std::string name;
     bool large_shared = false;
     mutable std::atomic<CUfunction> function{nullptr};
-    mutable std::mutex build;  // held while this variant is built (not while a worker builds it)
-    mutable std::condition_variable built;  // a worker finished (with build held)
-    mutable bool compiling = false;         // a worker is building it (under build)
+    mutable bool building = false;  // a thread or a worker builds it (under build_mutex_)
   };
   const Slot& slot(kernels::KernelKind kind, std::uint32_t scalar_mask) const noexcept;
+  const Slot& named_slot(const std::string& name) const;
   CUfunction resolve(const Slot& slot, const cuda::Module& module) const;
   const cuda::Module& keep(cuda::Module module) const;
-  /// The slot's kernel from the whole module or the disk cache, if either has it (null else);
-  /// with slot.build held.
-  CUfunction load_without_compiling(const Slot& slot) const;
-  /// Compiles (or loads) the slot's own module and publishes its kernel; with slot.build held.
-  CUfunction build_now(const Slot& slot) const;
+  /// Builds the slot (whole module, disk cache or compiler; `compile` false: no compiler) and
+  /// publishes its kernel; null when not compiling and neither has it. The caller has set
+  /// slot.building; this clears it and wakes the waiters, also when it throws.
+  CUfunction build_slot(const Slot& slot, bool compile) const;
+  /// Sets slot.building and builds it on a worker thread (build_mutex_ held by the caller).
+  void start_worker(const Slot& slot) const;
 
   ModuleBuilder build_;
   int device_;
@@ -124,7 +125,11 @@ class CudaLoop {
   // the slot a call runs: [kind][0] for the run-time pattern, [kind][1 + i] for specialized
   // mask i (the run-time kernel's slot where the kind has no copy for it); -1: no such kernel.
   std::unique_ptr<Slot[]> slots_;
+  std::size_t slot_count_ = 0;
   std::array<std::array<int, 3>, kernels::kKernelKinds> slot_of_{};
+  const codegen::LoopSpec spec_;
+  mutable std::mutex build_mutex_;
+  mutable std::condition_variable built_;  // a slot's build ended (under build_mutex_)
   mutable std::mutex modules_mutex_;
   mutable std::vector<std::unique_ptr<cuda::Module>> modules_;
   mutable std::atomic<const cuda::Module*> whole_{nullptr};
@@ -133,7 +138,7 @@ class CudaLoop {
 };
 
 /// How long a first call waits for its kernel's compile before it runs a stand-in:
-/// JITVEC_STAND_IN_MS (milliseconds; "off" never stands in), default 100. Read once.
+/// JITVEC_STAND_IN_MS (milliseconds; "off" never stands in), default 0. Read once.
 std::optional<std::chrono::milliseconds> stand_in_wait();
 
 }  // namespace jitvec::engine

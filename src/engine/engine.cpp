@@ -7,10 +7,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <system_error>
+#include <thread>
 
 #include "cache/cache_settings.hpp"
 #include "codegen/reserved_names.hpp"
 #include "compile/nvrtc_compiler.hpp"
+#include "compile/nvrtc_library.hpp"
 #include "core/edit_distance.hpp"
 #include "core/log.hpp"
 #include "cuda/context.hpp"
@@ -18,6 +21,7 @@
 #include "definitions/definition_file.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/fusion.hpp"
+#include "kernels/module_source.hpp"
 #include "launch/strided_params.hpp"
 
 namespace jitvec {
@@ -81,6 +85,38 @@ void check_definition_text(const char* what, const std::string& name, const std:
 }
 std::string definition_origin(const std::string& file) { return origin_name(file); }
 }  // namespace engine
+
+// ---- NVRTC, loaded while the first context is made ----
+namespace {
+
+// A GPU process's first compile would start by loading NVRTC (tens of milliseconds); the first
+// context takes longer still, so the load runs beside it (cuda::set_first_context_hook). A
+// process whose loops come from the disk cache never uses it; one without NVRTC notices
+// nothing until a compile needs it. JITVEC_PRELOAD_NVRTC=0 turns this off.
+class NvrtcPreload {
+ public:
+  static void start() {
+    const char* setting = std::getenv("JITVEC_PRELOAD_NVRTC");
+    if (setting && std::string(setting) == "0") return;
+    static NvrtcPreload preload;  // joined at exit
+  }
+  ~NvrtcPreload() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  NvrtcPreload() {
+    try {
+      thread_ = std::thread([] { compile::preload_nvrtc(); });
+    } catch (const std::system_error&) {  // no thread to be had: NVRTC loads at its first use
+    }
+  }
+  std::thread thread_;
+};
+
+const bool nvrtc_preload_registered = (cuda::set_first_context_hook(&NvrtcPreload::start), true);
+
+}  // namespace
 
 // ---- Engine::Impl ----
 
@@ -164,7 +200,8 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::make_cuda_loop(
     const detail::UfuncImpl& ufunc, const codegen::LoopSpec& spec, int device) {
   const cuda::DeviceInfo& info = cuda::device_info(device);
   const std::string arch = compile::arch_for_device(info.cc_major, info.cc_minor);
-  const engine::LoopDefinition definition = loop_definition(ufunc, spec);
+  engine::LoopDefinition definition = loop_definition(ufunc, spec);
+  definition.common_source = kernels::cuda_module_common(*definition.ufunc, definition.helpers, spec);
   auto load = [this, device](const engine::CudaBinaries& binaries) {
     const auto started = std::chrono::steady_clock::now();
     cuda::Module module = cuda::Module::load(device, binaries.cubin, binaries.ptx);

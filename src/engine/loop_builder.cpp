@@ -16,6 +16,7 @@
 #include "cpu/host_compiler.hpp"
 #include "jitvec/errors.hpp"
 #include "jitvec/version.hpp"
+#include "jitvec_kernels_digest.hpp"  // generated (cmake/KernelsDigest.cmake)
 
 namespace jitvec::engine {
 namespace {
@@ -28,6 +29,7 @@ void add_common_fields(cache::CacheKey& key, const LoopDefinition& def) {
     key.add("method", def.method->what);
   } else {
     key.add("kernels", def.kernels.empty() ? std::string("all") : fmt::format("{}", fmt::join(def.kernels, ",")));
+    key.add("generator", JITVEC_KERNELS_DIGEST);
   }
 }
 
@@ -211,14 +213,26 @@ cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& sour
 
 namespace {
 
-std::string cuda_source(const LoopDefinition& def) {
-  return def.method ? def.method->source(false, def.helpers)
-                    : kernels::generate_cuda_source(*def.ufunc, def.helpers, def.spec, def.kernels);
+// What a key hashes of the generated text: a method module's whole text; for a map loop, the
+// text every module of the loop shares (prelude, user code, apply function, ABI), the kernels'
+// own text being a function of the loop, the names in the "kernels" field and the generator,
+// whose digest is the "generator" field. So a lookup generates no kernel text (the warm path).
+std::string cuda_key_source(const LoopDefinition& def) {
+  if (def.method) return def.method->source(false, def.helpers);
+  return !def.common_source.empty() ? def.common_source
+                                    : kernels::cuda_module_common(*def.ufunc, def.helpers, def.spec);
 }
-
-std::string host_source(const LoopDefinition& def) {
-  return def.method ? def.method->source(true, def.helpers)
-                    : kernels::generate_host_source(*def.ufunc, def.helpers, def.spec, def.kernels);
+std::string host_key_source(const LoopDefinition& def) {
+  if (def.method) return def.method->source(true, def.helpers);
+  return !def.common_source.empty() ? def.common_source
+                                    : kernels::host_module_common(*def.ufunc, def.helpers, def.spec);
+}
+// The whole text to compile, from the key's.
+std::string cuda_full_source(const LoopDefinition& def, const std::string& key_source) {
+  return def.method ? key_source : key_source + kernels::cuda_kernels_text(def.spec, def.kernels);
+}
+std::string host_full_source(const LoopDefinition& def, const std::string& key_source) {
+  return def.method ? key_source : key_source + kernels::host_entries_text(def.spec, def.kernels);
 }
 
 std::string cuda_what(const LoopDefinition& def, const std::string& arch) {
@@ -234,23 +248,24 @@ std::string host_what(const LoopDefinition& def) {
 std::optional<CudaBinaries> find_cuda_loop(const LoopDefinition& def, const std::string& arch,
                                            cache::DiskCache* disk, BuildCounters& counters) {
   if (!disk) return std::nullopt;
-  const cache::CacheKey key = cuda_loop_key(def, arch, cuda_source(def));
+  const cache::CacheKey key = cuda_loop_key(def, arch, cuda_key_source(def));
   return lookup<CudaBinaries>(key, key.hex(), cuda_what(def, arch), *disk, counters, unpack_cuda);
 }
 
 std::optional<HostBinary> find_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                                          BuildCounters& counters) {
   if (!disk) return std::nullopt;
-  const cache::CacheKey key = host_loop_key(def, host_source(def));
+  const cache::CacheKey key = host_loop_key(def, host_key_source(def));
   return lookup<HostBinary>(key, key.hex(), host_what(def), *disk, counters, unpack_host);
 }
 
 CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
                              cache::DiskCache* disk, BuildCounters& counters, LookupMode mode) {
-  const std::string source = cuda_source(def);
-  const cache::CacheKey key = cuda_loop_key(def, arch, source);
+  const std::string key_source = cuda_key_source(def);
+  const cache::CacheKey key = cuda_loop_key(def, arch, key_source);
   return lookup_or_compile<CudaBinaries>(
       key, cuda_what(def, arch), disk, counters, mode, unpack_cuda, [&](cache::CacheEntry& entry) {
+        const std::string source = cuda_full_source(def, key_source);
         compile::CudaBinary binary;
         try {
           binary = compile::compile_cuda(source, def.ufunc->name, arch, def.contract);
@@ -260,15 +275,17 @@ CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
         entry.add_payload(cache::payload_kind::cubin, std::move(binary.cubin));
         entry.add_payload(cache::payload_kind::ptx, std::move(binary.ptx));
         entry.add_payload(cache::payload_kind::log, std::move(binary.log));
+        if (!def.method) entry.add_payload(cache::payload_kind::source, source);  // the key has a part
       });
 }
 
 HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                            BuildCounters& counters, LookupMode mode) {
-  const std::string source = host_source(def);
-  const cache::CacheKey key = host_loop_key(def, source);
+  const std::string key_source = host_key_source(def);
+  const cache::CacheKey key = host_loop_key(def, key_source);
   return lookup_or_compile<HostBinary>(
       key, host_what(def), disk, counters, mode, unpack_host, [&](cache::CacheEntry& entry) {
+        const std::string source = host_full_source(def, key_source);
         std::string so;
         try {
           so = cpu::compile_shared_object(source, def.ufunc->name, host_compiler_for(def));
@@ -276,6 +293,7 @@ HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
           throw codegen::with_user_lines(e, source, *def.ufunc, def.helpers);
         }
         entry.add_payload(cache::payload_kind::shared_object, std::move(so));
+        if (!def.method) entry.add_payload(cache::payload_kind::source, source);
       });
 }
 

@@ -4,7 +4,9 @@
 // The pipeline, in order, for one loop:
 //   1. generate the source (codegen: prelude + helpers + user function + the kernels asked for);
 //   2. build the cache key from everything that changes the binary: jitvec's version, the
-//      target, the architecture, the compiler's identity and options, and the source itself;
+//      target, the architecture, the compiler's identity and options, and the source (for a
+//      map loop: the text its modules share, the names of the kernels it holds and the digest
+//      of the generator that writes their text, so a lookup writes no kernel text);
 //   3. look the key up in the disk cache (a hit returns the stored binaries);
 //   4. otherwise compile (NVRTC for cuda, the host compiler for cpu/parallel) and store;
 //   5. return the binaries as typed structs (CudaBinaries, HostBinary).
@@ -90,6 +92,9 @@ struct LoopDefinition {
   kernels::KernelSelection kernels;
   /// The ufunc's fastmath (VectorizeOptions::fastmath): a * b + c may become an FMA.
   bool contract = false;
+  /// For a map loop: the text its modules share, once written for the target the definition
+  /// is built for (a loop's modules reuse it); empty until then.
+  std::string common_source;
 };
 
 /// A GPU loop for `arch` ("sm_90"). An entry found in the cache without a cubin or PTX is a
@@ -110,7 +115,9 @@ std::optional<CudaBinaries> find_cuda_loop(const LoopDefinition& def, const std:
 std::optional<HostBinary> find_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                                          BuildCounters& counters);
 
-/// The cache key of a GPU loop (exposed for tests and `jitvec cache`).
+/// The cache key of a GPU loop (exposed for tests and `jitvec cache`); `source` is what the
+/// key hashes of the text: a method module's whole text, a map loop's common text
+/// (kernels::cuda_module_common / host_module_common).
 cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch,
                               const std::string& source);
 cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& source);

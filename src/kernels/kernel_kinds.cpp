@@ -97,6 +97,21 @@ std::vector<KernelVariant> module_variants(const codegen::LoopSpec& spec) {
   return variants;
 }
 
+KernelVariant stand_in_for(const codegen::LoopSpec& spec, KernelKind kind, std::uint32_t scalar_mask) {
+  const KernelKind stand_in = kind_row(kind).flat ? KernelKind::contig : KernelKind::strided64;
+  const std::vector<std::uint32_t> masks = specialized_scalar_masks(spec);
+  if (std::find(masks.begin(), masks.end(), scalar_mask) != masks.end()) return KernelVariant{stand_in, scalar_mask};
+  return KernelVariant{stand_in, std::nullopt};
+}
+
+std::vector<KernelVariant> stand_in_variants(const codegen::LoopSpec& spec) {
+  std::vector<KernelVariant> variants;
+  for (KernelKind kind : {KernelKind::contig, KernelKind::strided64}) {
+    for (std::uint32_t mask : specialized_scalar_masks(spec)) variants.push_back(KernelVariant{kind, mask});
+  }
+  return variants;
+}
+
 std::string variant_text(const codegen::LoopSpec& spec, const KernelVariant& variant) {
   const ScalarPattern pattern =
       variant.fixed_scalars ? ScalarPattern::fixed_to(*variant.fixed_scalars) : ScalarPattern::run_time();

@@ -63,6 +63,16 @@ KernelVariant variant_for(const codegen::LoopSpec& spec, KernelKind kind, std::u
 /// its fixed-pattern copies. A loop with no inputs has no tiled kernel.
 std::vector<KernelVariant> module_variants(const codegen::LoopSpec& spec);
 
+/// The kernel that stands in for `kind` while its own compiles (engine/cuda_loop.hpp): one
+/// element a thread, the user's function inlined once, so it compiles fastest and computes each
+/// element as every kernel does. jitvec_contig for the flat kinds, jitvec_strided64 for the
+/// others, each with the call's scalar pattern fixed when it is one of the specialized ones (a
+/// run-time pattern makes NVRTC write a loop per combination of scalars).
+KernelVariant stand_in_for(const codegen::LoopSpec& spec, KernelKind kind, std::uint32_t scalar_mask);
+/// The stand-ins a module may need beyond module_variants(): the fixed-pattern copies of
+/// jitvec_contig and jitvec_strided64 (built only as stand-ins, never part of a whole module).
+std::vector<KernelVariant> stand_in_variants(const codegen::LoopSpec& spec);
+
 /// A variant's kernel text.
 std::string variant_text(const codegen::LoopSpec& spec, const KernelVariant& variant);
 

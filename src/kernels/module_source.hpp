@@ -38,13 +38,18 @@ std::string cuda_module_common(const codegen::UfuncSource& ufunc,
                                const std::vector<const codegen::HelperSource*>& helpers,
                                const codegen::LoopSpec& spec);
 std::string cuda_kernel_source(const codegen::LoopSpec& spec, const std::string& kernel);
+/// The selected kernels' text (generate_cuda_source() less the common part).
+std::string cuda_kernels_text(const codegen::LoopSpec& spec, const KernelSelection& kernels);
+/// The selected host entry points' text (generate_host_source() less the common part).
+std::string host_entries_text(const codegen::LoopSpec& spec, const KernelSelection& entries);
 
 /// Every kernel a GPU (or host) module of `spec` can hold, by name, in module order.
 KernelSelection cuda_kernel_names(const codegen::LoopSpec& spec);
 KernelSelection host_entry_names();
 
-/// The device prelude every GPU module starts with (also the gufunc and at modules'), without
-/// the types prelude.
+/// The device prelude the gufunc, at and reduction modules start with, without the types
+/// prelude (a map loop's module leaves out its std:: using-declarations when its code does not
+/// name std).
 std::string_view device_prelude();
 
 std::string generate_host_source(const codegen::UfuncSource& ufunc,

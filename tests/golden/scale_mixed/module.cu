@@ -8,20 +8,6 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 #define JITVEC_DEVICE 1
-// std::sqrt, std::min, ... as on the host, where <cmath> and <algorithm> are in the prelude.
-namespace std {
-using ::abs; using ::fabs; using ::fmod; using ::remainder; using ::remquo; using ::fma;
-using ::fmax; using ::fmin; using ::fdim; using ::exp; using ::exp2; using ::expm1; using ::log;
-using ::log10; using ::log2; using ::log1p; using ::logb; using ::ilogb; using ::pow;
-using ::sqrt; using ::cbrt; using ::hypot; using ::sin; using ::cos; using ::tan; using ::asin;
-using ::acos; using ::atan; using ::atan2; using ::sinh; using ::cosh; using ::tanh;
-using ::asinh; using ::acosh; using ::atanh; using ::erf; using ::erfc; using ::tgamma;
-using ::lgamma; using ::ceil; using ::floor; using ::trunc; using ::round; using ::lround;
-using ::llround; using ::nearbyint; using ::rint; using ::lrint; using ::llrint; using ::frexp;
-using ::ldexp; using ::modf; using ::scalbn; using ::scalbln; using ::nextafter;
-using ::copysign; using ::isfinite; using ::isinf; using ::isnan; using ::signbit; using ::min;
-using ::max;
-}  // namespace std
 namespace jitvec_detail {
 template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
 }  // namespace jitvec_detail

@@ -8,7 +8,6 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 #define JITVEC_DEVICE 1
-// std::sqrt, std::min, ... as on the host, where <cmath> and <algorithm> are in the prelude.
 namespace std {
 using ::abs; using ::fabs; using ::fmod; using ::remainder; using ::remquo; using ::fma;
 using ::fmax; using ::fmin; using ::fdim; using ::exp; using ::exp2; using ::expm1; using ::log;
