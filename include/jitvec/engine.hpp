@@ -46,6 +46,11 @@ struct EngineOptions {
   std::optional<Target> default_target;
   /// Threads for the `parallel` target (0: one per core).
   int threads = 0;
+  /// A GPU call whose kernel is in no cache may run a stand-in kernel that compiles faster
+  /// (one element a thread, the same bits) while its own compiles on a worker thread, for a
+  /// quicker first result (README, "First calls"). False: a first call always waits for its
+  /// own kernel, so every call runs at steady-state speed (what the benchmarks time).
+  bool stand_ins = true;
 };
 
 /// Per-definition options of vectorize().

@@ -232,7 +232,7 @@ std::shared_ptr<const engine::CudaLoop> Engine::Impl::make_cuda_loop(
         load);
   };
   // Stand-ins run the same inlined function, so the same bits, unless contraction may differ.
-  auto loop = std::make_shared<const engine::CudaLoop>(spec, device, build, !ufunc.fastmath);
+  auto loop = std::make_shared<const engine::CudaLoop>(spec, device, build, options.stand_ins && !ufunc.fastmath);
   if (std::optional<engine::CudaBinaries> whole = engine::find_cuda_loop(definition, arch, disk_.get(), counters)) {
     try {
       loop->adopt_whole_module(load(*whole));
