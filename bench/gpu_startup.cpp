@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <jitvec/jitvec.hpp>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "checks.hpp"
 #include "cpu/subprocess.hpp"
@@ -174,11 +176,21 @@ int run_startup_child(const std::filesystem::path& cache_dir, const std::string&
   const bool passed = first_call(case_name, engine, samples);
   const double first_result_ms = ms_since(started);
   const jitvec::EngineStats stats = engine.stats();
+  // What the cache folder holds after the call (after the clock stopped): in a warm run, every
+  // entry the cold run stored (a cold run may still be storing: its workers end at exit).
+  std::uintmax_t cache_bytes = 0, largest_entry = 0;
+  std::error_code ignored;
+  for (const auto& item : std::filesystem::recursive_directory_iterator(cache_dir, ignored)) {
+    if (!item.is_regular_file(ignored)) continue;
+    const std::uintmax_t size = item.file_size(ignored);
+    cache_bytes += size;
+    largest_entry = std::max(largest_entry, size);
+  }
   fmt::print("{} context_ms={} first_result_ms={} compile_ms={} disk_read_ms={} module_load_ms={} "
-             "compiles={} disk_hits={} verified={}\n",
+             "compiles={} disk_hits={} cache_bytes={} cache_largest_entry={} verified={}\n",
              kResultMarker, context_ms, first_result_ms, stats.compile_seconds * 1e3,
              stats.disk_read_seconds * 1e3, stats.load_seconds * 1e3, stats.compiles,
-             stats.disk_hits, passed ? 1 : 0);
+             stats.disk_hits, cache_bytes, largest_entry, passed ? 1 : 0);
   return passed ? 0 : 1;
 }
 

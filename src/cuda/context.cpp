@@ -74,11 +74,24 @@ thread_local CUcontext seen_current = nullptr;
 }  // namespace
 
 namespace {
-std::atomic<void (*)()> first_context_hook{nullptr};
+std::atomic<void (*)()> first_context_before{nullptr};
+std::atomic<void (*)()> first_context_after{nullptr};
 std::once_flag first_context_once;
+
+// Calls the after-hook when the first retain ends, however it ends.
+struct FirstContextAfter {
+  bool armed = false;
+  ~FirstContextAfter() {
+    if (!armed) return;
+    if (void (*after)() = first_context_after.load()) after();
+  }
+};
 }  // namespace
 
-void set_first_context_hook(void (*hook)()) noexcept { first_context_hook.store(hook); }
+void set_first_context_hook(void (*before)(), void (*after)()) noexcept {
+  first_context_after.store(after);
+  first_context_before.store(before);
+}
 
 CUcontext primary_context(int device) {
   // Every call of a ufunc asks (ContextGuard): once the context is known, one load answers.
@@ -88,8 +101,10 @@ CUcontext primary_context(int device) {
   const DeviceInfo& info = device_info(device);  // throws for a missing driver or device
   PrimaryContext& slot = primary_context_slot(device);
   std::call_once(slot.retained, [&] {
-    std::call_once(first_context_once, [] {
-      if (void (*hook)() = first_context_hook.load()) hook();
+    FirstContextAfter after_retain;
+    std::call_once(first_context_once, [&after_retain] {
+      if (void (*before)() = first_context_before.load()) before();
+      after_retain.armed = true;
     });
     const Driver& d = driver();
     CUcontext context = nullptr;

@@ -57,10 +57,13 @@ class ContextGuard {
   bool trusted_ = false;
 };
 
-/// Runs `hook` once in the process, on the thread that first retains a primary context, just
-/// before it does: the engine starts loading NVRTC on another thread there, so that its tens of
-/// milliseconds overlap the context's creation (a hundred or more). Set before any context.
-void set_first_context_hook(void (*hook)()) noexcept;
+/// Runs `before` once in the process, on the thread that first retains a primary context, just
+/// before it does, and `after` once that retain has ended (made the context or failed): the
+/// engine starts loading NVRTC on another thread in `before`, so that its tens of milliseconds
+/// overlap the context's creation (a hundred or more), and waits for it in `after`, so that no
+/// library is still being loaded when the process exits (a dlopen whose initializers run while
+/// exit handlers do can crash). Set before any context.
+void set_first_context_hook(void (*before)(), void (*after)()) noexcept;
 
 /// Forgets what this thread remembers of its current context (the next Trust::thread_cache
 /// guard asks the driver). For code that changes the thread's context without a ContextGuard.

@@ -7,6 +7,7 @@
 
 #include "core/strided_copy.hpp"
 #include "cuda/context.hpp"
+#include "cuda/graph.hpp"
 #include "cuda/launch.hpp"
 #include "cuda/memory.hpp"
 #include "engine/array_slots.hpp"
@@ -72,7 +73,8 @@ void launch_choice(const CudaLoop& loop, const kernels::KernelChoice& choice, CU
 // Chooses the kernel for `space`, packs its shape block and launches it. A kernel the loop has
 // not loaded yet is built now (kernels compile on demand, engine/cuda_loop.hpp), in the context
 // the driver says is current (a guard that trusted the thread's memory is verified first), or
-// stood in for while it compiles: the stand-in kind is then what is launched.
+// stood in for while it compiles (not on a stream being captured): the stand-in kind is then
+// what is launched.
 void choose_and_launch(const CudaLoop& loop, const CallPlan& plan, const launch::IterationSpace& space,
                        const kernels::CallOperands& ops, kernels::KernelArgs& args, CUstream stream,
                        cuda::ContextGuard* guard) {
@@ -80,7 +82,10 @@ void choose_and_launch(const CudaLoop& loop, const CallPlan& plan, const launch:
   CUfunction function = loop.loaded_kernel(choice.kind, plan.scalar_mask);
   if (!function) {
     if (guard && guard->trusted_cache()) guard->verify();
-    const CudaLoop::CallKernel first = loop.kernel_for_call(choice.kind, plan.scalar_mask);
+    // A launch being captured into a graph runs its own kernel: a graph keeps what it captured
+    // for every replay.
+    const bool may_stand_in = !cuda::is_capturing(stream);
+    const CudaLoop::CallKernel first = loop.kernel_for_call(choice.kind, plan.scalar_mask, may_stand_in);
     function = first.function;
     if (first.stand_in) {
       choice = kernels::choose_kind(space.contiguous ? kernels::KernelKind::contig : kernels::KernelKind::strided64,

@@ -160,12 +160,15 @@ CUfunction CudaLoop::kernel(KernelKind kind, std::uint32_t scalar_mask) const {
   }
 }
 
-CudaLoop::CallKernel CudaLoop::kernel_for_call(KernelKind kind, std::uint32_t scalar_mask) const {
+CudaLoop::CallKernel CudaLoop::kernel_for_call(KernelKind kind, std::uint32_t scalar_mask,
+                                               bool may_stand_in) const {
   const Slot& s = slot(kind, scalar_mask);
   if (CUfunction known = s.function.load(std::memory_order_acquire)) return {known, false};
   const kernels::KernelVariant stand_in_variant = kernels::stand_in_for(spec_, kind, scalar_mask);
   const std::optional<std::chrono::milliseconds> wait = stand_in_wait();
-  if (!stand_ins_ || !wait || stand_in_variant.kind == kind) return {kernel(kind, scalar_mask), false};
+  if (!stand_ins_ || !may_stand_in || !wait || stand_in_variant.kind == kind) {
+    return {kernel(kind, scalar_mask), false};
+  }
   const Slot& stand_in = named_slot(kernels::kernel_name(stand_in_variant));
 
   // The kind's own kernel from the whole module or the disk cache, when either has it (unless

@@ -72,12 +72,14 @@ class CudaLoop {
   CUfunction kernel(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
   /// The kernel a call of `kind` runs when loaded_kernel() has none: the kind's own (loaded
   /// from the disk cache, or compiled), or its stand-in while the kind's compiles on a worker
-  /// thread (`stand_in` set: the caller launches the stand-in kind instead).
+  /// thread (`stand_in` set: the caller launches the stand-in kind instead). `may_stand_in`
+  /// false (a launch being captured into a graph): always the kind's own.
   struct CallKernel {
     CUfunction function = nullptr;
     bool stand_in = false;
   };
-  CallKernel kernel_for_call(kernels::KernelKind kind, std::uint32_t scalar_mask) const;
+  CallKernel kernel_for_call(kernels::KernelKind kind, std::uint32_t scalar_mask,
+                             bool may_stand_in = true) const;
   /// Builds the module of every kernel (or reads it from the disk cache) and adopts it.
   void build_every_kernel() const;
   /// Takes `module`, which holds every kernel of the loop: variants not yet loaded resolve

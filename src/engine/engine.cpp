@@ -90,31 +90,51 @@ std::string definition_origin(const std::string& file) { return origin_name(file
 namespace {
 
 // A GPU process's first compile would start by loading NVRTC (tens of milliseconds); the first
-// context takes longer still, so the load runs beside it (cuda::set_first_context_hook). A
+// context takes longer still, so the load runs beside it and the context's maker waits for it
+// (cuda::set_first_context_hook). A
 // process whose loops come from the disk cache never uses it; one without NVRTC notices
 // nothing until a compile needs it. JITVEC_PRELOAD_NVRTC=0 turns this off.
 class NvrtcPreload {
  public:
-  static void start() {
+  /// JITVEC_PRELOAD_NVRTC: 0/false/no/off (any case) turns the preload off; 1/true/yes/on or
+  /// unset keeps it; anything else is warned about once and the preload stays on.
+  static bool preload_wanted() {
     const char* setting = std::getenv("JITVEC_PRELOAD_NVRTC");
-    if (setting && std::string(setting) == "0") return;
-    static NvrtcPreload preload;  // joined at exit
+    if (!setting || !*setting) return true;
+    std::string lower;
+    for (const char* c = setting; *c; ++c)
+      lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(*c))));
+    if (lower == "0" || lower == "false" || lower == "no" || lower == "off") return false;
+    if (lower != "1" && lower != "true" && lower != "yes" && lower != "on")
+      detail::warn_once("JITVEC_PRELOAD_NVRTC",
+                        fmt::format("JITVEC_PRELOAD_NVRTC='{}' is not a switch (expected 1, true, "
+                                    "yes, on, 0, false, no or off); NVRTC is preloaded",
+                                    setting));
+    return true;
   }
-  ~NvrtcPreload() {
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  NvrtcPreload() {
+  /// Before the first context: starts loading NVRTC on a worker thread.
+  static void start() {
+    if (!preload_wanted()) return;
     try {
-      thread_ = std::thread([] { compile::preload_nvrtc(); });
+      loader() = std::thread([] { compile::preload_nvrtc(); });
     } catch (const std::system_error&) {  // no thread to be had: NVRTC loads at its first use
     }
   }
-  std::thread thread_;
+  /// After the first context (made or not): waits for the load, so that no thread is inside
+  /// dlopen when the process exits.
+  static void finish() {
+    if (loader().joinable()) loader().join();
+  }
+
+ private:
+  static std::thread& loader() {
+    static std::thread* const thread = new std::thread();  // never destroyed: joined in finish
+    return *thread;
+  }
 };
 
-const bool nvrtc_preload_registered = (cuda::set_first_context_hook(&NvrtcPreload::start), true);
+const bool nvrtc_preload_registered =
+    (cuda::set_first_context_hook(&NvrtcPreload::start, &NvrtcPreload::finish), true);
 
 }  // namespace
 
