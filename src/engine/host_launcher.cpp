@@ -65,7 +65,7 @@ void run_on_host(detail::UfuncImpl& ufunc, const CallPlan& plan, Array* results)
   } else {
     args.set_space(loop->layout, space, kernels::ShapeBlock::strided64);
   }
-  const kernels::HostEntry entry = loop->entry(space.contiguous);
+  const kernels::HostEntry entry = loop->entry(space.contiguous, plan.scalar_mask);
   const void* image = args.image();
   // An integer division fault in the loop is an Error, not the end of the process.
   auto run = [entry, image, &ufunc, &plan](std::int64_t begin, std::int64_t end) {

@@ -1,9 +1,12 @@
 #include "kernels/host_loops.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "jitvec/errors.hpp"
 #include "kernels/kernel_abi.hpp"
+#include "kernels/kernel_choice.hpp"
 #include "kernels/kernel_text.hpp"
 #include "kernels/operand_code.hpp"
 
@@ -63,14 +66,33 @@ constexpr const char* kStrided = R"(${opening}  constexpr int OPERANDS = ${opera
 
 }  // namespace
 
+std::vector<std::string> host_entry_symbols(const codegen::LoopSpec& spec) {
+  std::vector<std::string> symbols{kHostFlatSymbol};
+  for (std::uint32_t mask : specialized_scalar_masks(spec)) {
+    symbols.push_back(fmt::format("{}_s{}", kHostFlatSymbol, mask));
+  }
+  symbols.push_back(kHostStridedSymbol);
+  return symbols;
+}
+
+std::string host_flat_symbol(const codegen::LoopSpec& spec, std::uint32_t scalar_mask) {
+  for (std::uint32_t mask : specialized_scalar_masks(spec)) {
+    if (mask == scalar_mask) return fmt::format("{}_s{}", kHostFlatSymbol, mask);
+  }
+  return kHostFlatSymbol;
+}
+
 std::string host_entry_text(const codegen::LoopSpec& spec, const std::string& symbol) {
-  const ScalarPattern pattern = ScalarPattern::run_time();
-  if (symbol == kHostFlatSymbol) {
+  ScalarPattern pattern = ScalarPattern::run_time();
+  for (std::uint32_t mask : specialized_scalar_masks(spec)) {
+    if (symbol == fmt::format("{}_s{}", kHostFlatSymbol, mask)) pattern = ScalarPattern::fixed_to(mask);
+  }
+  if (symbol == kHostFlatSymbol || pattern.fixed) {
     std::size_t widest = 1;
     for (DType t : spec.outputs) widest = std::max(widest, dtype_size(t));
     for (DType t : spec.inputs) widest = std::max(widest, dtype_size(t));
     const std::size_t block = std::max<std::size_t>(64, kPrefetchBlockBytes / widest);
-    return fill(kContig, {{"opening", host_entry_opening(spec, ShapeBlock::count, kHostFlatSymbol)},
+    return fill(kContig, {{"opening", host_entry_opening(spec, ShapeBlock::count, symbol.c_str())},
                           {"block_elements", std::to_string(block)},
                           {"prefetches", operand_loads(spec, pattern, kPrefetch, 6)},
                           {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});

@@ -91,7 +91,7 @@ KernelSelection cuda_kernel_names(const codegen::LoopSpec& spec) {
   return names;
 }
 
-KernelSelection host_entry_names() { return KernelSelection(std::begin(kHostEntries), std::end(kHostEntries)); }
+KernelSelection host_entry_names(const codegen::LoopSpec& spec) { return host_entry_symbols(spec); }
 
 std::string cuda_module_common(const codegen::UfuncSource& ufunc,
                                const std::vector<const codegen::HelperSource*>& helpers,
@@ -151,7 +151,7 @@ std::string host_module_common(const codegen::UfuncSource& ufunc,
 }
 
 std::string host_entries_text(const codegen::LoopSpec& spec, const KernelSelection& entries) {
-  return selected_kernels(host_entry_names(), entries,
+  return selected_kernels(host_entry_names(spec), entries,
                           [&](const std::string& name) { return host_entry_text(spec, name); });
 }
 

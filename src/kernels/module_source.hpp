@@ -45,7 +45,7 @@ std::string host_entries_text(const codegen::LoopSpec& spec, const KernelSelecti
 
 /// Every kernel a GPU (or host) module of `spec` can hold, by name, in module order.
 KernelSelection cuda_kernel_names(const codegen::LoopSpec& spec);
-KernelSelection host_entry_names();
+KernelSelection host_entry_names(const codegen::LoopSpec& spec);
 
 /// The device prelude the gufunc, at and reduction modules start with, without the types
 /// prelude (a map loop's module leaves out its std:: using-declarations when its code does not

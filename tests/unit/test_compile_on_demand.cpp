@@ -2,13 +2,17 @@
 // takes, a later call of another layout just that one more, and a module of every kernel
 // (`jitvec compile`, Ufunc::precompile) serves every layout with nothing compiled.
 //
-// The cpu target shows it with the host's two entry points (one flat run, any strides). The
+// The cpu target shows it with the host's entry points (one flat run, read at run time or with
+// the scalar pattern fixed; any strides). The
 // GPU's kernel variants are checked without a GPU: tests/tools/on_demand_probe runs the engine's
 // GPU path on the fake driver (bench/probes/fake_cuda_driver.cpp, which computes nothing) while
 // NVRTC compiles for real, and reports what each call compiled and launched.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +36,13 @@ EngineOptions in_cache(const std::filesystem::path& dir) {
   options.cache.dir = dir;
   options.cache.read_only_dirs = std::vector<std::filesystem::path>{};
   return options;
+}
+
+std::vector<float> uniform_floats(std::size_t n, float lo, float hi) {
+  std::uniform_real_distribution<float> pick(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = pick(jitvec_test::rng());
+  return v;
 }
 
 // A contiguous and a strided call of lerp on the cpu target; checks the values too.
@@ -118,6 +129,41 @@ TEST_CASE("a cpu call compiles only the entry point its layout takes; another la
   for (const cache::EntryInfo& e : disk.list()) kernels.emplace_back(e.field("kernels"));
   std::sort(kernels.begin(), kernels.end());
   CHECK(kernels == std::vector<std::string>{kernels::kHostFlatSymbol, kernels::kHostStridedSymbol});
+}
+
+TEST_CASE("a cpu call of a fixed scalar pattern compiles its own flat entry, with the same bits", "[engine][on_demand]") {
+  // Fresh random inputs; t is the same values as a scalar, as an array and in the run-time
+  // entry's pattern (a scalar first input), so all three entries compute the same elements.
+  const std::vector<float> a = uniform_floats(1000, -100, 100);
+  const std::vector<float> b = uniform_floats(1000, -100, 100);
+  const float t = uniform_floats(1, 0, 1)[0];
+  const std::vector<float> t_array(a.size(), t);
+  TempDir dir;
+  Engine engine(in_cache(dir.path()));
+  Ufunc lerp = engine.vectorize("lerp", {"float32(float32, float32, float32)"}, kLerp);
+  const std::vector<float> first_only = lerp(a, 0.25f, t, target(Target::cpu)).to_vector<float>();  // mask 6
+  CHECK(engine.stats().compiles == 1);
+  const std::vector<float> arrays = lerp(a, b, t_array, target(Target::cpu)).to_vector<float>();  // mask 0
+  CHECK(engine.stats().compiles == 2);
+  const std::vector<float> run_time = lerp(a, b, t, target(Target::parallel)).to_vector<float>();  // mask 4
+  CHECK(engine.stats().compiles == 3);
+  const std::vector<float> run_time_2 =
+      lerp(a, std::vector<float>(a.size(), 0.25f), t, target(Target::cpu)).to_vector<float>();
+  CHECK(engine.stats().compiles == 3);
+  std::int64_t bad = 0, bad_first = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double want = a[i] + static_cast<double>(t) * (static_cast<double>(b[i]) - a[i]);
+    bad += !(std::fabs(arrays[i] - want) <= 1e-4 * (std::fabs(want) + 1.0));
+    bad += std::memcmp(&arrays[i], &run_time[i], sizeof(float)) != 0;
+    bad_first += std::memcmp(&first_only[i], &run_time_2[i], sizeof(float)) != 0;
+  }
+  CHECK(bad == 0);
+  CHECK(bad_first == 0);
+  cache::DiskCache disk(cache::resolve_cache_settings(cache::CacheOverrides{dir.path(), {}, false, std::nullopt}));
+  std::vector<std::string> kernels;
+  for (const cache::EntryInfo& e : disk.list()) kernels.emplace_back(e.field("kernels"));
+  std::sort(kernels.begin(), kernels.end());
+  CHECK(kernels == std::vector<std::string>{"jitvec_cpu_contig", "jitvec_cpu_contig_s0", "jitvec_cpu_contig_s6"});
 }
 
 TEST_CASE("a precompiled loop serves every layout with nothing compiled", "[engine][on_demand]") {
