@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -201,7 +202,12 @@ Array Array::slice(int axis, std::int64_t start, std::int64_t stop, std::int64_t
     throw ArgumentError(fmt::format("slice: offsets of slice({}, {}, {}, {}) overflow int64 on {}",
                                     axis, start, stop, step, describe()));
   }
-  if (count > 0) v.data_ = static_cast<char*>(data_) + offset;
+  // In integers: a view with no elements (another axis of length 0) may start past its buffer, as
+  // NumPy's may, and forming that address with pointer arithmetic would be undefined behaviour.
+  if (count > 0) {
+    v.data_ = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(data_) +
+                                      static_cast<std::uintptr_t>(offset));
+  }
   Shape shape = old_shape;
   Strides strides = old_strides;
   shape[axis] = count;
