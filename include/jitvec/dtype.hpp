@@ -78,6 +78,15 @@ bool can_cast_safe(DType from, DType to);
 /// towards a higher kind (float64 -> float32 yes, float -> int no).
 bool can_cast_same_kind(DType from, DType to);
 
+/// NumPy's casting= rules that jitvec applies when a caller chooses the loop (jitvec::loop):
+/// `no` (and NumPy's `equiv`, the same here: jitvec has one byte order) only the dtype itself,
+/// `safe` and `same_kind` as above. NumPy's `unsafe` is not offered: a float to integer
+/// conversion of NaN or of a value out of range has no defined result in C++.
+enum class Casting : std::uint8_t { no, safe, same_kind };
+bool can_cast(DType from, DType to, Casting casting);
+/// "no", "safe", "same_kind".
+std::string_view casting_name(Casting casting);
+
 /// The dtype of a C++ element type: dtype_of<float>() == DType::float32, dtype_of<jitvec::half>()
 /// == DType::float16, dtype_of<std::complex<float>>() == DType::complex64.
 template <class T> constexpr DType dtype_of();

@@ -44,7 +44,8 @@ struct EngineOptions {
   CacheOptions cache;
   /// JITVEC_TARGET, else cuda when a GPU is usable, else cpu.
   std::optional<Target> default_target;
-  /// Threads for the `parallel` target (0: one per core).
+  /// Threads for the `parallel` target (0: JITVEC_NUM_THREADS, else one per core). At most
+  /// this many run a call; Engine::set_num_threads lowers the count at run time.
   int threads = 0;
   /// A GPU call whose kernel is in no cache may run a stand-in kernel that compiles faster
   /// (one element a thread, the same bits) while its own compiles on a worker thread, for a
@@ -142,6 +143,14 @@ class Engine {
 
   EngineStats stats() const;
   const EngineOptions& options() const;
+
+  /// The threads a `parallel` call uses, from 1 to max_threads() (Numba's set_num_threads):
+  /// for Dask workers or a process that shares its cores. Throws ArgumentError outside that
+  /// range. Takes effect for the calls that start after it, in every thread.
+  void set_num_threads(int threads);
+  int num_threads() const;
+  /// The pool's size: EngineOptions::threads, else JITVEC_NUM_THREADS, else one per core.
+  int max_threads() const;
 
   /// Implementation access for the library's own layers (CLI, tests).
   struct Impl;

@@ -82,6 +82,16 @@ inline OutOption out(Array&& a) { return OutOption{std::move(a)}; }
 inline StreamOption on(Stream s) { return StreamOption{s}; }
 /// Run this call on `t` instead of the ufunc's default target.
 inline TargetOption target(Target t) { return TargetOption{t}; }
+struct LoopOption {
+  std::size_t signature_index;
+  Casting casting;
+};
+/// Run the loop of signatures()[i] instead of the first one the arrays cast to safely (NumPy's
+/// dtype= and signature=): each array input must cast to the loop's type by `casting`
+/// (converted as it is read), each scalar must fit it. For map calls and outer().
+inline LoopOption loop(std::size_t signature_index, Casting casting = Casting::same_kind) {
+  return LoopOption{signature_index, casting};
+}
 
 /// One argument of a ufunc call, type-erased. Built implicitly by Ufunc::operator(). An Array
 /// (or out=) given as an lvalue is referred to, not copied, so a call copies no shapes: such
@@ -90,7 +100,7 @@ inline TargetOption target(Target t) { return TargetOption{t}; }
 /// Array borrowing the vector's data).
 class Arg {
  public:
-  enum class Kind : std::uint8_t { array, scalar, out, stream, target };
+  enum class Kind : std::uint8_t { array, scalar, out, stream, target, loop };
 
   Arg(const Array& a) : kind_(Kind::array), array_(&a) {}  // NOLINT: implicit on purpose
   Arg(Array&& a) : kind_(Kind::array), owned_(std::move(a)) {}  // NOLINT
@@ -106,6 +116,7 @@ class Arg {
   Arg(OutRef o) : kind_(Kind::out), array_(o.array) {}  // NOLINT
   Arg(StreamOption s) : kind_(Kind::stream), stream_(s.stream) {}  // NOLINT
   Arg(TargetOption t) : kind_(Kind::target), target_(t.target) {}  // NOLINT
+  Arg(LoopOption l) : kind_(Kind::loop), loop_(l) {}  // NOLINT
 
   Kind kind() const noexcept { return kind_; }
   /// The array of an array or out= argument.
@@ -113,6 +124,7 @@ class Arg {
   const ScalarValue& scalar() const noexcept { return scalar_; }
   Stream stream() const noexcept { return stream_; }
   Target target_value() const noexcept { return target_; }
+  const LoopOption& loop_value() const noexcept { return loop_; }
 
  private:
   Kind kind_;
@@ -121,6 +133,7 @@ class Arg {
   ScalarValue scalar_;
   Stream stream_;
   Target target_ = Target::cuda;
+  LoopOption loop_{0, Casting::same_kind};
 };
 
 /// Options of Ufunc::reduce, as NumPy's `ufunc.reduce` keywords (src/engine/reduction.cpp).
@@ -233,6 +246,10 @@ class Ufunc {
   int nin() const;
   /// Number of outputs (every signature has the same number).
   int nout() const;
+  /// The index into signatures() of the loop a call with these arguments would run (NumPy's
+  /// resolve_dtypes): its types only, nothing compiled, shapes and out= not checked. Throws
+  /// what the call would for its types (ArgumentError: no loop fits, or a scalar does not).
+  std::size_t loop_for(const Arg* args, std::size_t count) const;
   /// The target used when a call names none.
   Target default_target() const;
   /// Compiles and loads the loop for `signature` on `target` now, so the first call does not.

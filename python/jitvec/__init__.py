@@ -15,8 +15,11 @@ share the on-disk cache of compiled code.
 """
 
 import copyreg
+import linecache
+import sys
 
 from . import _jitvec
+from . import _numpy_api
 from ._jitvec import (  # noqa: F401
     Array,
     ArgumentError,
@@ -24,7 +27,9 @@ from ._jitvec import (  # noqa: F401
     CompileError,
     CudaError,
     DefinitionError,
+    DeviceFunction,
     Error,
+    Gufunc,
     SignatureError,
     TargetError,
     Ufunc,
@@ -33,23 +38,83 @@ from ._jitvec import (  # noqa: F401
     define_device_function,
     engine_stats,
     from_dlpack,
+    get_max_threads,
+    get_num_threads,
+    gufunc,
     load_definitions,
     release_cached_memory,
+    set_num_threads,
     synchronize,
     ufunc,
 )
 
 
-def vectorize(signatures, source, name, target=None, identity=None):
+def _source_origin(source, depth):
+    """(file, line) where the caller `depth` frames up wrote `source`: the .py file and the line
+    of the string's first line, found by its first non-blank line near the call; ("", 0) when
+    it cannot be found (an exec'd string, an interactive prompt)."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:
+        return "", 0
+    file, call_line = frame.f_code.co_filename, frame.f_lineno
+    lines = linecache.getlines(file)
+    body = source.split("\n")
+    first = next((i for i, line in enumerate(body) if line.strip()), None)
+    if not lines or first is None:
+        return "", 0
+    wanted = body[first].strip()
+    # The nearest file line ending with the string's first non-blank line, the call's line first
+    # then outwards (the string is usually just above the call, or is its argument).
+    for distance in range(len(lines)):
+        for index in (call_line - 1 - distance, call_line - 1 + distance):
+            if 0 <= index < len(lines) and lines[index].rstrip("\n").rstrip().endswith(wanted):
+                return file, index + 1 - first
+    return "", 0
+
+
+def vectorize(signatures, source, name, target=None, identity=None, fastmath=False, eager=False):
     """Defines the ufunc ``name`` from CUDA C++ ``source`` (a function called ``name``: plain,
     overloaded or a template), one loop per signature (``"float32(float32, float32)"`` or
     ``"f4(f4, f4)"``). ``target``: ``"cuda"``, ``"cpu"`` or ``"parallel"`` (default: cuda when
     a GPU is usable, else cpu; ``JITVEC_TARGET`` overrides). ``identity``: the value f(a, identity)
-    == a (0 for add), for ``reduce`` of an empty axis and ``reduce(..., where=...)``. Compiles at
-    first use. Defining the same name again with the same definition returns the same ufunc."""
+    == a (0 for add), for ``reduce`` of an empty axis and ``reduce(..., where=...)``.
+    ``fastmath``: lets the compilers contract a * b + c into one FMA (off: NumPy's bits).
+    Compiles each loop at its first use, or every loop now with ``eager=True`` (errors then show
+    here). Compile errors name the .py file and line where ``source`` was written. Defining the
+    same name again with the same definition returns the same ufunc; with another, the new
+    definition replaces it (ufuncs held from before keep working as they were)."""
     if isinstance(signatures, str):
         signatures = [signatures]
-    return _jitvec._vectorize(list(signatures), source, name, target, identity)
+    file, line = _source_origin(source, 1)
+    made = _jitvec._vectorize(list(signatures), source, name, target, identity, fastmath, file, line)
+    if eager:
+        made.precompile(target)
+    return made
+
+
+def guvectorize(signatures, layout, source, name, target=None, eager=False):
+    """Defines the generalized ufunc ``name`` (Numba's ``guvectorize``): ``layout`` is NumPy's
+    signature string (``"(n),(n)->()"``), each of ``signatures`` lists every operand, inputs
+    then outputs (``"void(float32[:], float32[:], float32[:])"``), and ``source`` defines a void
+    function ``name`` taking one ``jitvec::View<T, N>`` per operand (README, Generalized
+    ufuncs). Returns a ``jitvec.Gufunc``; calls broadcast the loop dimensions and allocate the
+    outputs (or write ``out=``)."""
+    if isinstance(signatures, str):
+        signatures = [signatures]
+    file, line = _source_origin(source, 1)
+    made = _jitvec._guvectorize(list(signatures), layout, source, name, target, file, line)
+    if eager:
+        made.precompile(target)
+    return made
+
+
+def fuse(name, expression, target=None):
+    """Composes defined ufuncs into one that runs as one kernel (one pass over memory):
+    ``fuse("softplus_scaled", "mul(softplus(x), s)")``; its inputs are the expression's names in
+    order of first appearance, numbers are weak scalars. Each call gives what the separate calls
+    would (README, Fusion)."""
+    return _jitvec._fuse(name, expression, target)
 
 
 def _rebuild_ufunc(state):
@@ -57,15 +122,23 @@ def _rebuild_ufunc(state):
     return _jitvec._ufunc_from_state(state)
 
 
+def _rebuild_gufunc(state):
+    return _jitvec._gufunc_from_state(state)
+
+
 def _reduce_ufunc(self):
     return (_rebuild_ufunc, (self._state(),))
+
+
+def _reduce_gufunc(self):
+    return (_rebuild_gufunc, (self._state(),))
 
 
 def _ufunc_getattr(self, attr):
     # __name__ and __qualname__ of the instance, as functions have (Dask names tasks by them).
     if attr in ("__name__", "__qualname__"):
         return self.name
-    raise AttributeError(f"'jitvec.Ufunc' object has no attribute '{attr}'")
+    raise AttributeError(f"'{type(self).__module__}.{type(self).__name__}' object has no attribute '{attr}'")
 
 
 def _module_function(module, name):
@@ -78,14 +151,36 @@ def _reduce_function(f):
     return (_module_function, (f.__module__, f.__name__))
 
 
+def _tokenize(self):
+    # Dask's deterministic token: the definition, as a pickle would carry it.
+    return (type(self).__name__, self._state())
+
+
 Ufunc.__reduce__ = _reduce_ufunc
 Ufunc.__getattr__ = _ufunc_getattr
+Ufunc.__dask_tokenize__ = _tokenize
+Ufunc.reduce = _numpy_api.reduce
+Ufunc.accumulate = _numpy_api.accumulate
+Ufunc.outer = _numpy_api.outer
+Ufunc.at = _numpy_api.at
+Ufunc.resolve_dtypes = _numpy_api.resolve_dtypes
+Ufunc.nargs = property(lambda self: self.nin + self.nout, doc="nin + nout, as NumPy's ufunc.nargs")
+Ufunc.ntypes = property(lambda self: len(self.signatures), doc="The number of loops, as NumPy's ufunc.ntypes")
+Ufunc.types = property(_numpy_api.types, doc="The loops as 'ff->f', as NumPy's ufunc.types")
+Ufunc.signature = property(lambda self: None, doc="None: an elementwise ufunc (a Gufunc has its layout)")
+Gufunc.__call__ = _numpy_api.gufunc_call
+Gufunc.__reduce__ = _reduce_gufunc
+Gufunc.__getattr__ = _ufunc_getattr
+Gufunc.__dask_tokenize__ = _tokenize
+Gufunc.nargs = property(lambda self: self.nin + self.nout)
+Gufunc.ntypes = property(lambda self: len(self.signatures))
+Gufunc.identity = property(lambda self: None)
 copyreg.pickle(type(_jitvec.engine_stats), _reduce_function)
 
 __all__ = [
     "Array", "ArgumentError", "BroadcastError", "CompileError", "CudaError", "DefinitionError",
-    "Error", "SignatureError", "TargetError", "Ufunc", "cuda_device_count",
-    "define_device_function", "engine_stats", "from_dlpack", "load_definitions",
-    "release_cached_memory", "synchronize",
-    "ufunc", "vectorize",
+    "DeviceFunction", "Error", "Gufunc", "SignatureError", "TargetError", "Ufunc",
+    "cuda_device_count", "define_device_function", "engine_stats", "from_dlpack", "fuse",
+    "get_max_threads", "get_num_threads", "gufunc", "guvectorize", "load_definitions",
+    "release_cached_memory", "set_num_threads", "synchronize", "ufunc", "vectorize",
 ]

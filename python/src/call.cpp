@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "arguments.hpp"
 #include "errors.hpp"
 #include "fast_interop.hpp"
 #include "py_array.hpp"
@@ -26,26 +27,12 @@
 namespace nb = nanobind;
 
 namespace jitvec_py {
-namespace {
-
-// Which library an argument's type belongs to, found once per type.
-enum class Lib : std::uint8_t { numpy, cupy, torch, other };
-
-struct TypeInfo {
-  Lib lib = Lib::other;
-  bool buffer = false;  // buffer protocol (NumPy): preferred, it costs no Python call
-  bool dlpack = false;
-  bool cai = false;
-  int dlpack_versioned = -1;  // -1: not yet known; 0: __dlpack__ refuses max_version; 1: takes it
-  bool cupy_members = false;  // exactly cupy.ndarray: read through its members (fast_interop)
-  nb::object from_dlpack;     // how results go back to this library (None: jitvec.Array)
-};
-
 struct Globals {
   PyTypeObject* numpy_generic = nullptr;
   PyTypeObject* py_array = nullptr;
   nb::object numpy_asarray;
   nb::object numpy_array;
+  nb::object numpy_dtype;
   nb::object max_version;  // (1, 0)
   nb::object kwnames_stream_version;  // ("stream", "max_version")
   nb::object kwnames_stream;          // ("stream",)
@@ -84,6 +71,8 @@ TypeInfo& type_info(PyObject* obj) {
   info.dlpack = nb::hasattr(obj, "__dlpack__");
   info.cai = nb::hasattr(obj, "__cuda_array_interface__");
   info.cupy_members = info.lib == Lib::cupy && is_cupy_ndarray(type);
+  info.defers = !info.buffer && !info.dlpack && !info.cai && info.lib != Lib::numpy &&
+                nb::hasattr(nb::handle(reinterpret_cast<PyObject*>(type)), "__array_ufunc__");
   if (info.lib == Lib::numpy) {
     info.from_dlpack = nb::none();  // results as NumPy directly
   } else if (!root.empty()) {
@@ -101,78 +90,6 @@ TypeInfo& type_info(PyObject* obj) {
   Py_INCREF(reinterpret_cast<PyObject*>(type));
   return g->types.emplace(type, std::move(info)).first->second;
 }
-
-// cupy: a cupy.ndarray read through its members (the DLPack protocol is its fallback).
-enum class Kind : std::uint8_t { scalar, jitvec_array, buffer, dlpack, cai, cupy };
-
-struct Slot {
-  Kind kind = Kind::scalar;
-  PyObject* obj = nullptr;
-  TypeInfo* info = nullptr;
-  bool device = false;  // lives in CUDA memory (known before import for DLPack/CAI)
-  int device_id = 0;
-  int position = 0;     // 1-based argument number; 0 for out=
-  std::uintptr_t data = 0;  // Kind::cupy: the address of element (0, ..., 0)
-};
-
-// N Slots in storage that is not cleared (Slot is trivially destructible; each is assigned
-// before it is read): a call's two arrays of them cost 2.5 KiB of zeroing otherwise.
-template <std::size_t N> class SlotArray {
-  static_assert(std::is_trivially_destructible_v<Slot>);
-
- public:
-  SlotArray() {}
-  Slot* data() { return std::launder(reinterpret_cast<Slot*>(storage_)); }
-  Slot& operator[](std::size_t i) { return data()[i]; }
-  static constexpr std::size_t size() { return N; }
-
- private:
-  alignas(Slot) unsigned char storage_[N * sizeof(Slot)];
-};
-
-// Py_buffer views held for the call: a fixed array, nothing allocated (one per array argument
-// at most; the call refuses more than 32 arguments and 32 outputs).
-struct Buffers {
-  Py_buffer views[65];
-  int count = 0;
-  Buffers() {}
-  Buffers(const Buffers&) = delete;
-  Buffers& operator=(const Buffers&) = delete;
-  ~Buffers() {
-    for (int i = 0; i < count; ++i) PyBuffer_Release(&views[i]);
-  }
-  void push_back(const Py_buffer& view) {
-    if (count == static_cast<int>(std::size(views))) throw jitvec::ArgumentError("too many array arguments");
-    views[count++] = view;
-  }
-};
-
-// The call's jitvec::Args, built in place on the stack (no std::vector per call).
-class ArgList {
- public:
-  ArgList() {}
-  ArgList(const ArgList&) = delete;
-  ArgList& operator=(const ArgList&) = delete;
-  ~ArgList() {
-    for (std::size_t i = 0; i < size_; ++i) data()[i].~Arg();
-  }
-  template <class... A> void emplace_back(A&&... a) {
-    if (size_ == kCapacity) throw jitvec::ArgumentError("too many arguments");
-    ::new (static_cast<void*>(&storage_[size_])) jitvec::Arg(std::forward<A>(a)...);
-    ++size_;
-  }
-  const jitvec::Arg* data() const { return std::launder(reinterpret_cast<const jitvec::Arg*>(storage_)); }
-  jitvec::Arg* data() { return std::launder(reinterpret_cast<jitvec::Arg*>(storage_)); }
-  std::size_t size() const { return size_; }
-
- private:
-  static constexpr std::size_t kCapacity = 68;  // 33 inputs, 32 outputs, stream, target
-  struct alignas(jitvec::Arg) Slot {
-    unsigned char bytes[sizeof(jitvec::Arg)];
-  };
-  Slot storage_[kCapacity];
-  std::size_t size_ = 0;
-};
 
 std::string where(const Slot& s) {
   return s.position == 0 ? std::string("out=") : fmt::format("argument {}", s.position);
@@ -465,6 +382,8 @@ Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
   } else if (s.info->cai) {
     s.kind = Kind::cai;
     s.device = true;
+  } else if (s.info->defers) {
+    s.kind = Kind::defers;
   } else {
     keep.push_back(g->numpy_asarray(nb::handle(obj)));
     s.obj = keep.back().ptr();
@@ -487,6 +406,9 @@ jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo*
     case Kind::cupy:
       return import_cupy(s, stream, stream_library && stream_library->lib == Lib::cupy, writable);
     case Kind::scalar: break;
+    case Kind::defers:
+      throw jitvec::ArgumentError(fmt::format("{}: a {} defers to its own __array_ufunc__ and is not read here",
+                                              where(s), Py_TYPE(s.obj)->tp_name));
   }
   throw jitvec::Error("internal: import_array on a scalar");
 }
@@ -523,6 +445,21 @@ nb::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot
   return has_converter ? decider->info->from_dlpack(wrapped) : wrapped;
 }
 
+jitvec::DType dtype_of_object(nb::handle obj, const char* option) {
+  std::string name;
+  try {
+    name = nb::cast<std::string>(g->numpy_dtype(obj).attr("name"));
+  } catch (const nb::python_error&) {
+    if (!nb::isinstance<nb::str>(obj)) throw;
+    name = nb::cast<std::string>(obj);  // "bfloat16" where ml_dtypes is not installed
+  }
+  const std::optional<jitvec::DType> dtype = jitvec::parse_dtype(name);
+  if (!dtype) throw jitvec::ArgumentError(fmt::format("{}{}: not a dtype jitvec has", option, name));
+  return *dtype;
+}
+
+namespace {
+
 // The GIL: released while a call may compile, wait or run long, kept otherwise (a release and
 // re-acquire costs a fraction of a microsecond, a tenth of a warm call). A call keeps it when
 // (1) the ufunc has completed a call of the same key before (the argument kinds and dtypes,
@@ -546,6 +483,8 @@ std::uint64_t call_key(const ArgList& args, jitvec::Target target) {
       mix(static_cast<std::uint64_t>(a.array().dtype()) | (a.array().is_device() ? 0x100u : 0u));
     } else if (a.kind() == jitvec::Arg::Kind::scalar) {
       mix(static_cast<std::uint64_t>(a.scalar().type));
+    } else if (a.kind() == jitvec::Arg::Kind::loop) {
+      mix(a.loop_value().signature_index << 8 | static_cast<std::uint64_t>(a.loop_value().casting));
     }
   }
   return h;
@@ -623,10 +562,92 @@ nb::object pooled_cupy_result(const PyUfunc& u, std::uint64_t key, const Slot* d
 PyObject* kw_out = nullptr;
 PyObject* kw_stream = nullptr;
 PyObject* kw_target = nullptr;
+PyObject* kw_dtype = nullptr;
+PyObject* kw_casting = nullptr;
+
+// jitvec._numpy_api's entry for calls this file does not make itself (NEP 13 overrides,
+// positional out, where=, signature=, casting='unsafe', ...), imported at its first use.
+nb::object numpy_api_call() {
+  static nb::object* call = nullptr;
+  if (!call) call = new nb::object(nb::module_::import_("jitvec._numpy_api").attr("ufunc_call"));
+  return *call;
+}
 
 bool keyword_is(PyObject* key, PyObject* interned) {
   return key == interned || (PyUnicode_Check(key) && PyUnicode_Compare(key, interned) == 0);
 }
+
+}  // namespace
+
+// NumPy's casting= names jitvec applies itself; nullopt for 'unsafe' and anything else.
+std::optional<jitvec::Casting> casting_of(PyObject* value) {
+  const char* name = PyUnicode_AsUTF8(value);
+  if (!name) throw nb::python_error();
+  const std::string_view v(name);
+  if (v == "no" || v == "equiv") return jitvec::Casting::no;
+  if (v == "safe") return jitvec::Casting::safe;
+  if (v == "same_kind") return jitvec::Casting::same_kind;
+  return std::nullopt;
+}
+
+// NumPy's dtype= (every output of that dtype) and casting=: adds jitvec::loop() for the first
+// signature whose results are `dtype` and to which each array input casts by `casting`; with
+// casting alone, the loop NumPy's rule picks, its inputs and outputs held to `casting`.
+void choose_loop(const PyUfunc& self, ArgList& args, nb::handle dtype_obj, jitvec::Casting casting) {
+  const std::vector<jitvec::Signature>& signatures = self.ufunc.signatures();
+  std::vector<jitvec::DType> arrays;  // the inputs' dtypes; scalars as bool_ with a flag
+  std::vector<bool> is_scalar;
+  std::vector<jitvec::DType> outs;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const jitvec::Arg& a = args.data()[i];
+    if (a.kind() == jitvec::Arg::Kind::array || a.kind() == jitvec::Arg::Kind::scalar) {
+      is_scalar.push_back(a.kind() == jitvec::Arg::Kind::scalar);
+      arrays.push_back(a.kind() == jitvec::Arg::Kind::array ? a.array().dtype() : jitvec::DType::bool_);
+    } else if (a.kind() == jitvec::Arg::Kind::out) {
+      outs.push_back(a.array().dtype());
+    }
+  }
+  auto fits = [&](const jitvec::Signature& sig) {
+    if (sig.args.size() != arrays.size()) return false;
+    for (std::size_t k = 0; k < arrays.size(); ++k) {
+      if (!is_scalar[k] && !jitvec::can_cast(arrays[k], sig.args[k], casting)) return false;
+    }
+    for (std::size_t j = 0; j < outs.size() && j < sig.results.size(); ++j) {
+      if (!jitvec::can_cast(sig.results[j], outs[j], casting)) return false;
+    }
+    return true;
+  };
+  if (!dtype_obj.is_valid()) {
+    const std::size_t index = self.ufunc.loop_for(args.data(), args.size());
+    if (!fits(signatures[index])) {
+      std::vector<std::string> given;
+      for (std::size_t k = 0; k < arrays.size(); ++k) given.emplace_back(is_scalar[k] ? "scalar" : jitvec::dtype_name(arrays[k]));
+      for (jitvec::DType d : outs) given.push_back(fmt::format("out={}", jitvec::dtype_name(d)));
+      throw jitvec::ArgumentError(fmt::format(
+          "ufunc '{}': its loop for these operands ({}), {}, needs a cast that casting='{}' does not allow",
+          self.ufunc.name(), fmt::join(given, ", "), signatures[index].to_string(), jitvec::casting_name(casting)));
+    }
+    args.emplace_back(jitvec::loop(index, casting));
+    return;
+  }
+  const jitvec::DType dtype = dtype_of_object(dtype_obj, "dtype=");
+  for (std::size_t i = 0; i < signatures.size(); ++i) {
+    bool returns = true;
+    for (jitvec::DType r : signatures[i].results) returns &= r == dtype;
+    if (returns && fits(signatures[i])) {
+      args.emplace_back(jitvec::loop(i, casting));
+      return;
+    }
+  }
+  std::vector<std::string> loops, inputs;
+  for (const auto& sig : signatures) loops.push_back(sig.to_string());
+  for (std::size_t k = 0; k < arrays.size(); ++k) inputs.emplace_back(is_scalar[k] ? "scalar" : jitvec::dtype_name(arrays[k]));
+  throw jitvec::ArgumentError(fmt::format(
+      "ufunc '{}': no loop returns {} for inputs ({}) with casting='{}' (its loops: {})", self.ufunc.name(),
+      jitvec::dtype_name(dtype), fmt::join(inputs, ", "), jitvec::casting_name(casting), fmt::join(loops, "; ")));
+}
+
+namespace {
 
 }  // namespace
 
@@ -637,6 +658,7 @@ void init_call(nb::module_& m) {
   Py_INCREF(g->numpy_generic);
   g->numpy_asarray = np.attr("asarray");
   g->numpy_array = np.attr("array");
+  g->numpy_dtype = np.attr("dtype");
   g->py_array = reinterpret_cast<PyTypeObject*>(m.attr("Array").ptr());
   g->max_version = nb::make_tuple(jitvec::kDLPackMajorVersion, jitvec::kDLPackMinorVersion);
   g->kwnames_stream_version = nb::make_tuple("stream", "max_version");
@@ -644,10 +666,21 @@ void init_call(nb::module_& m) {
   kw_out = PyUnicode_InternFromString("out");
   kw_stream = PyUnicode_InternFromString("stream");
   kw_target = PyUnicode_InternFromString("target");
+  kw_dtype = PyUnicode_InternFromString("dtype");
+  kw_casting = PyUnicode_InternFromString("casting");
 }
 
-nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
-  nb::handle out_obj, stream_obj, target_obj;
+nb::object call_ufunc(PyObject* self_obj, const PyUfunc& self, PyObject* args, PyObject* kwargs) {
+  nb::handle out_obj, stream_obj, target_obj, dtype_obj;
+  std::optional<jitvec::Casting> casting;
+  // What this function does not do itself, jitvec._numpy_api does (and calls back here).
+  auto numpy_path = [&] {
+    nb::object full = nb::steal(PySequence_Concat(nb::make_tuple(nb::handle(self_obj)).ptr(), args));
+    if (!full.is_valid()) throw nb::python_error();
+    PyObject* result = PyObject_Call(numpy_api_call().ptr(), full.ptr(), kwargs);
+    if (!result) throw nb::python_error();
+    return nb::steal(result);
+  };
   if (kwargs) {
     Py_ssize_t pos = 0;
     PyObject *key, *value;
@@ -658,16 +691,21 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
         stream_obj = value;
       } else if (keyword_is(key, kw_target)) {
         target_obj = value;
+      } else if (keyword_is(key, kw_dtype)) {
+        dtype_obj = value;
+      } else if (keyword_is(key, kw_casting) && PyUnicode_Check(value)) {
+        casting = casting_of(value);
+        if (!casting) return numpy_path();  // 'unsafe' (a NumPy cast first), or a bad value
       } else {
-        PyErr_Format(PyExc_TypeError,
-                     "ufunc '%s' got an unexpected keyword argument '%S' (it takes out=, stream=, "
-                     "target=)",
-                     self.ufunc.name().c_str(), key);
-        throw nb::python_error();
+        return numpy_path();  // where=, signature=, order=, ...; an unknown keyword is a TypeError there
       }
     }
   }
+  if (static_cast<std::size_t>(PyTuple_GET_SIZE(args)) > static_cast<std::size_t>(self.ufunc.nin())) {
+    return numpy_path();  // outputs given by position
+  }
   if (out_obj.is_valid() && out_obj.is_none()) out_obj = nb::handle();
+  if (dtype_obj.is_valid() && dtype_obj.is_none()) dtype_obj = nb::handle();
   if (stream_obj.is_valid() && stream_obj.is_none()) stream_obj = nb::handle();
   if (target_obj.is_valid() && target_obj.is_none()) target_obj = nb::handle();
 
@@ -681,8 +719,10 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
   Slot* slots = slots_storage.data();
   const Slot* decider = nullptr;
   const Slot* first_device = nullptr;
+  bool defers = false;
   for (std::size_t i = 0; i < n; ++i) {
     slots[i] = classify(PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i)), static_cast<int>(i + 1), keep);
+    defers |= slots[i].kind == Kind::defers;
     if (slots[i].kind != Kind::scalar) {
       if (!decider) decider = &slots[i];
       if (slots[i].device && !first_device) first_device = &slots[i];
@@ -713,10 +753,12 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
     for (std::size_t j = 0; j < outs; ++j) {
       out_objects[j] = held ? PyTuple_GET_ITEM(held, static_cast<Py_ssize_t>(j)) : out_obj.ptr();
       out_slots[j] = classify(out_objects[j], 0, keep);
+      defers |= out_slots[j].kind == Kind::defers;
       if (out_slots[j].kind == Kind::scalar) throw jitvec::ArgumentError("out= must be an array, not a scalar");
       if (out_slots[j].device && !first_device) first_device = &out_slots[j];
     }
   }
+  if (defers) return numpy_path();  // NEP 13: the argument's __array_ufunc__ runs the call
   if (first_device) decider = first_device;
 
   const TypeInfo* stream_library = nullptr;  // whose current stream the call runs on
@@ -750,6 +792,7 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
     if (!explicit_target) throw jitvec::TargetError(fmt::format("unknown target '{}': jitvec has cuda, cpu and parallel", name));
     call_args.emplace_back(jitvec::target(*explicit_target));
   }
+  if (dtype_obj.is_valid() || casting) choose_loop(self, call_args, dtype_obj, casting.value_or(jitvec::Casting::same_kind));
 
   const bool on_library_stream = stream_library && decider && decider->info &&
                                  decider->info->lib == stream_library->lib;
@@ -785,7 +828,7 @@ nb::object call_ufunc(const PyUfunc& self, PyObject* args, PyObject* kwargs) {
 
 PyObject* ufunc_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
   try {
-    return call_ufunc(*nb::inst_ptr<PyUfunc>(nb::handle(self)), args, kwargs).release().ptr();
+    return call_ufunc(self, *nb::inst_ptr<PyUfunc>(nb::handle(self)), args, kwargs).release().ptr();
   } catch (...) {
     set_python_error();
     return nullptr;
@@ -824,13 +867,7 @@ nb::object reduce_ufunc(const PyUfunc& self, nb::handle x_obj, nb::handle axis, 
   }
   options.keepdims = keepdims;
   if (!initial.is_none()) options.initial = scalar_of(initial.ptr(), "initial=");
-  if (!dtype.is_none()) {
-    const std::string name = nb::isinstance<nb::str>(dtype)
-                                 ? nb::cast<std::string>(dtype)
-                                 : nb::cast<std::string>(nb::module_::import_("numpy").attr("dtype")(dtype).attr("name"));
-    options.dtype = jitvec::parse_dtype(name);
-    if (!options.dtype) throw jitvec::ArgumentError(fmt::format("reduce(): dtype={}: not a dtype jitvec has", name));
-  }
+  if (!dtype.is_none()) options.dtype = dtype_of_object(dtype, "reduce(): dtype=");
   if (!target_obj.is_none()) {
     const std::string name = nb::cast<std::string>(nb::str(target_obj));
     options.target = jitvec::parse_target(name);

@@ -27,12 +27,15 @@
 
 #include <nanobind/nanobind.h>
 
+#include <optional>
+
+#include "arguments.hpp"
 #include "registry.hpp"
 
 namespace jitvec_py {
 
 /// `args` a tuple, `kwargs` a dict or null (what CPython's tp_call passes).
-nanobind::object call_ufunc(const PyUfunc& ufunc, PyObject* args, PyObject* kwargs);
+nanobind::object call_ufunc(PyObject* self, const PyUfunc& ufunc, PyObject* args, PyObject* kwargs);
 
 /// The Ufunc type's tp_call slot: call_ufunc without nanobind's dispatch (which would build
 /// its own argument tuple and keyword dict), errors set as the translator would.
@@ -48,6 +51,16 @@ nanobind::object reduce_ufunc(const PyUfunc& ufunc, nanobind::handle x, nanobind
                               nanobind::handle dtype, nanobind::handle out, bool keepdims,
                               nanobind::handle initial, nanobind::handle where, nanobind::handle stream,
                               nanobind::handle target);
+
+/// NumPy's casting= names jitvec applies itself (no, equiv, safe, same_kind); nullopt for
+/// 'unsafe' (which jitvec._numpy_api does with NumPy's own casts) and anything else.
+std::optional<jitvec::Casting> casting_of(PyObject* value);
+
+/// dtype= (every output of that dtype) and casting=: adds jitvec::loop() to `args` for the
+/// first signature whose results are `dtype` (null: the loop NumPy's rule picks) and whose
+/// inputs each array casts to, and whose results cast to each out=, by `casting`; else an
+/// ArgumentError naming the operands' dtypes and the loops.
+void choose_loop(const PyUfunc& self, ArgList& args, nanobind::handle dtype, jitvec::Casting casting);
 
 /// Imports one object as an Array (for jitvec.from_dlpack / tests): as call_ufunc does.
 nanobind::object as_jitvec_array(nanobind::handle obj);

@@ -2,6 +2,13 @@
 
 #include <jitvec/errors.hpp>
 
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "registry.hpp"
+
 namespace nb = nanobind;
 
 namespace jitvec_py {
@@ -34,15 +41,71 @@ PyObject* make_class(nb::module_& m, const char* name, std::initializer_list<PyO
   return cls;  // kept for the process's life (the module holds a reference too)
 }
 
+// The library's messages name its C++ options; from Python they read as Python's.
+std::string python_spellings(std::string text) {
+  static const std::pair<std::string_view, std::string_view> kSpellings[] = {
+      {"target(Target::cpu) or target(Target::parallel)", "target='cpu' or target='parallel'"},
+      {"target(Target::cuda)", "target='cuda'"},
+      {"target(Target::cpu)", "target='cpu'"},
+      {"target(Target::parallel)", "target='parallel'"},
+      {"Target::cuda", "target='cuda'"},
+      {"Target::cpu", "target='cpu'"},
+      {"Target::parallel", "target='parallel'"},
+      {"ReduceOptions::initial", "initial="},
+      {"ReduceOptions::dtype", "dtype="},
+      {"ReduceOptions::where", "where="},
+      {"AccumulateOptions::dtype", "dtype="},
+      {"VectorizeOptions::identity", "identity="},
+      {"VectorizeOptions::fastmath", "fastmath="},
+      {"EngineOptions::threads", "jitvec.set_num_threads()"},
+      {"Ufunc::precompile", "precompile()"},
+      {"Ufunc::reduce", "reduce()"},
+      {"Ufunc::accumulate", "accumulate()"},
+      {"to_host()", "to_numpy()"},
+  };
+  for (const auto& [cpp, py] : kSpellings) {
+    for (std::size_t at = text.find(cpp); at != std::string::npos; at = text.find(cpp, at + py.size())) {
+      text.replace(at, cpp.size(), py);
+    }
+  }
+  return text;
+}
+
 // Raises `cls(message)` with extra attributes set on the instance.
 void raise(PyObject* cls, const char* message, std::initializer_list<std::pair<const char*, nb::object>> attrs = {}) {
-  nb::object instance = nb::steal(PyObject_CallOneArg(cls, nb::str(message).ptr()));
+  nb::object instance = nb::steal(PyObject_CallOneArg(cls, nb::str(python_spellings(message).c_str()).ptr()));
   if (!instance) throw nb::python_error();
   for (const auto& [key, value] : attrs) nb::setattr(instance, key, value);
   PyErr_SetObject(cls, instance.ptr());
 }
 
 }  // namespace
+
+std::string at_python_lines(const std::string& text, const std::string& ufunc, const PythonOrigin& origin) {
+  if (origin.line <= 0 || origin.file.empty()) return text;
+  const std::string label = "ufunc:" + ufunc;
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = text.find(label); at != std::string::npos; at = text.find(label, from)) {
+    std::size_t p = at + label.size();
+    const bool paren = p < text.size() && text[p] == '(';  // NVRTC: name(line); GCC: name:line
+    if (p < text.size() && (paren || text[p] == ':')) ++p;
+    std::size_t q = p;
+    while (q < text.size() && std::isdigit(static_cast<unsigned char>(text[q]))) ++q;
+    out.append(text, from, at - from);
+    if (q == p) {  // the label without a line number
+      out.append(origin.file);
+      from = at + label.size();
+      continue;
+    }
+    const long line = std::stol(text.substr(p, q - p)) + origin.line - 1;
+    out.append(origin.file).append(":").append(std::to_string(line));
+    if (paren && q < text.size() && text[q] == ')') ++q;
+    from = q;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
+}
 
 void register_errors(nb::module_& m) {
   classes.error = make_class(m, "Error", {PyExc_Exception}, "Base of every jitvec error.");
@@ -70,8 +133,12 @@ void translate_jitvec_error(const std::exception_ptr& p) {
   } catch (const jitvec::CompileError& e) {
     nb::list options;
     for (const std::string& o : e.options()) options.append(nb::str(o.c_str(), o.size()));
-    raise(classes.compile, e.what(),
-          {{"ufunc", nb::str(e.ufunc().c_str())}, {"log", nb::str(e.log().c_str(), e.log().size())},
+    // A source written in a .py file: its lines there, not the string's.
+    const PythonOrigin origin = python_origin_of(e.ufunc());
+    const std::string message = at_python_lines(e.what(), e.ufunc(), origin);
+    const std::string log = at_python_lines(e.log(), e.ufunc(), origin);
+    raise(classes.compile, message.c_str(),
+          {{"ufunc", nb::str(e.ufunc().c_str())}, {"log", nb::str(log.c_str(), log.size())},
            {"options", options}});
   } catch (const jitvec::CudaError& e) {
     raise(classes.cuda, e.what(), {{"code", nb::int_(e.code())}});

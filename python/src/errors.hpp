@@ -6,6 +6,8 @@
 // CompileError carries .ufunc, .log and .options; CudaError carries .code.
 #pragma once
 
+#include <string>
+
 #include <nanobind/nanobind.h>
 
 #include <exception>
@@ -23,5 +25,12 @@ void translate_jitvec_error(const std::exception_ptr& p);
 /// jitvec errors as their classes, nanobind's python_error restored, a failed cast as
 /// TypeError, anything else as RuntimeError.
 void set_python_error() noexcept;
+
+struct PythonOrigin;
+/// `text` (a compile error's message or log) with the ufunc's "ufunc:<name>(line)" and
+/// "ufunc:<name>:line" positions made the .py file's and line where the source string was
+/// written (registry.hpp); unchanged when the origin is unknown. Messages of the library's
+/// own C++ names (Target::cpu, ReduceOptions::initial, ...) are given Python's spellings too.
+std::string at_python_lines(const std::string& text, const std::string& ufunc, const PythonOrigin& origin);
 
 }  // namespace jitvec_py

@@ -12,10 +12,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "call.hpp"
 #include "errors.hpp"
 #include "fast_interop.hpp"
+#include "methods.hpp"
 #include "py_array.hpp"
 #include "py_scalar.hpp"
 #include "registry.hpp"
@@ -33,7 +35,7 @@ std::optional<jitvec::Target> parse_target_arg(const std::optional<std::string>&
 }
 
 nb::dict stats_dict() {
-  const jitvec::EngineStats s = jitvec::Engine::global().stats();
+  const jitvec::EngineStats s = engine_stats();
   nb::dict d;
   d["calls"] = s.calls;
   d["memory_hits"] = s.memory_hits;
@@ -68,6 +70,18 @@ NB_MODULE(_jitvec, m) {
       .def_prop_ro("source", [](const PyUfunc& u) { return u.definition.source; })
       .def_prop_ro("nin", [](const PyUfunc& u) { return u.ufunc.nin(); })
       .def_prop_ro("nout", [](const PyUfunc& u) { return u.ufunc.nout(); })
+      .def_prop_ro("identity", [](const PyUfunc& u) {
+        return u.definition.identity ? python_number(*u.definition.identity) : nb::none();
+      }, "The value given as identity= (None without one), as NumPy's ufunc.identity.")
+      .def_prop_ro("fastmath", [](const PyUfunc& u) { return u.definition.fusion.empty() && u.definition.fastmath; })
+      .def_prop_ro("expression", [](const PyUfunc& u) {
+        return u.definition.fusion.empty() ? nb::none() : nb::object(nb::str(u.definition.fusion.c_str()));
+      }, "A fused ufunc's expression (jitvec.fuse); None for others.")
+      .def_prop_ro("_loop_signatures", [](const PyUfunc& u) {
+        std::vector<std::string> loops;
+        for (const jitvec::Signature& s : u.ufunc.signatures()) loops.push_back(s.to_string());
+        return loops;
+      })
       .def_prop_ro("target", [](const PyUfunc& u) {
         return std::string(jitvec::target_name(u.ufunc.default_target()));
       }, "The target calls use when they name none.")
@@ -77,7 +91,7 @@ NB_MODULE(_jitvec, m) {
         for (std::size_t i = 0; i < u.ufunc.signatures().size(); ++i) u.ufunc.precompile(i, *t);
       }, nb::arg("target").none() = nb::none(),
          "Compiles (or loads from the disk cache) every signature's loop for `target` now.")
-      .def("reduce", &reduce_ufunc, nb::arg("x"), nb::arg("axis").none() = 0, nb::arg("dtype").none() = nb::none(),
+      .def("_reduce", &reduce_ufunc, nb::arg("x"), nb::arg("axis").none() = 0, nb::arg("dtype").none() = nb::none(),
            nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false, nb::arg("initial").none() = nb::none(),
            nb::arg("where").none() = nb::none(), nb::arg("stream").none() = nb::none(),
            nb::arg("target").none() = nb::none(),
@@ -85,24 +99,109 @@ NB_MODULE(_jitvec, m) {
            "function, for ufuncs of two inputs and one output. where= (a bool array broadcast to "
            "x's shape) folds only the selected elements and needs the ufunc's identity (vectorize's "
            "identity=); the fold order is fixed (README, Reductions).")
+      .def("_outer", &outer_ufunc, nb::arg("a"), nb::arg("b"), nb::arg("out").none() = nb::none(),
+           nb::arg("dtype").none() = nb::none(), nb::arg("casting").none() = nb::none(),
+           nb::arg("stream").none() = nb::none(), nb::arg("target").none() = nb::none())
+      .def("_accumulate", &accumulate_ufunc, nb::arg("x"), nb::arg("axis") = 0, nb::arg("dtype").none() = nb::none(),
+           nb::arg("out").none() = nb::none(), nb::arg("stream").none() = nb::none(),
+           nb::arg("target").none() = nb::none())
+      .def("_at", &at_ufunc, nb::arg("a"), nb::arg("indices"), nb::arg("b"), nb::arg("stream").none() = nb::none(),
+           nb::arg("target").none() = nb::none())
+      .def("_loop_for_dtypes", [](const PyUfunc& u, const std::vector<std::string>& dtypes) {
+        // The loop NumPy's rule picks for arrays of these dtypes (no data: empty arrays).
+        std::vector<jitvec::Array> arrays;
+        for (const std::string& d : dtypes) {
+          const std::optional<jitvec::DType> t = jitvec::parse_dtype(d);
+          if (!t) throw jitvec::ArgumentError(fmt::format("resolve_dtypes(): '{}' is not a dtype jitvec has", d));
+          arrays.push_back(jitvec::Array::empty(*t, {0}));
+        }
+        std::vector<jitvec::Arg> args(arrays.begin(), arrays.end());
+        return u.ufunc.loop_for(args.data(), args.size());
+      })
       .def("_state", &ufunc_state)
       .def("__repr__", [](const PyUfunc& u) {
         return fmt::format("<jitvec.Ufunc '{}' {}>", u.definition.name, fmt::join(u.definition.signatures, ", "));
       });
 
+  nb::class_<PyGufunc>(m, "Gufunc",
+                       "A jitvec generalized ufunc (jitvec.guvectorize): call it with arrays whose last "
+                       "dimensions are its core dimensions; out=, stream=, target= are keyword options.")
+      .def_prop_ro("name", [](const PyGufunc& g) { return g.definition.name; })
+      .def_prop_ro("signatures", [](const PyGufunc& g) { return g.definition.signatures; })
+      .def_prop_ro("signature", [](const PyGufunc& g) { return g.gufunc.layout(); },
+                   "The layout in NumPy's form, \"(m,n),(n)->(m)\".")
+      .def_prop_ro("source", [](const PyGufunc& g) { return g.definition.source; })
+      .def_prop_ro("nin", [](const PyGufunc& g) { return g.gufunc.nin(); })
+      .def_prop_ro("nout", [](const PyGufunc& g) { return g.gufunc.nout(); })
+      .def("_call", &gufunc_call)
+      .def("precompile", [](const PyGufunc& g, std::optional<std::string> target) {
+        // The gufunc's own target, else the one its calls would take (JITVEC_TARGET, else the GPU's).
+        std::optional<jitvec::Target> t = target ? parse_target_arg(target) : g.definition.target;
+        if (!t) {
+          const char* env = std::getenv("JITVEC_TARGET");
+          if (env && *env) t = jitvec::parse_target(env);
+        }
+        if (!t) t = jitvec::cuda_device_count() > 0 ? jitvec::Target::cuda : jitvec::Target::cpu;
+        nb::gil_scoped_release release;
+        for (std::size_t i = 0; i < g.gufunc.signatures().size(); ++i) g.gufunc.precompile(i, *t);
+      }, nb::arg("target").none() = nb::none(),
+         "Compiles (or loads from the disk cache) every signature's module for `target` now.")
+      .def("_state", &gufunc_state)
+      .def("__repr__", [](const PyGufunc& g) {
+        return fmt::format("<jitvec.Gufunc '{}' {} {}>", g.definition.name, g.gufunc.layout(),
+                           fmt::join(g.definition.signatures, ", "));
+      });
+  nb::class_<PyDeviceFunction>(m, "DeviceFunction",
+                               "A device function (a helper ufuncs may call), as load_definitions returns it.")
+      .def_prop_ro("name", [](const PyDeviceFunction& h) { return h.definition.name; })
+      .def_prop_ro("source", [](const PyDeviceFunction& h) { return h.definition.source; })
+      .def("__repr__", [](const PyDeviceFunction& h) { return fmt::format("<jitvec.DeviceFunction '{}'>", h.definition.name); });
+
   m.def("_vectorize", [](const std::vector<std::string>& signatures, const std::string& source,
-                         const std::string& name, std::optional<std::string> target, nb::handle identity) {
+                         const std::string& name, std::optional<std::string> target, nb::handle identity,
+                         bool fastmath, const std::string& py_file, int py_line) {
     std::optional<jitvec::Scalar> exact;
     if (!identity.is_none()) exact = scalar_of(identity.ptr(), "identity=");
-    return define_ufunc(UfuncDef{name, signatures, source, parse_target_arg(target), "", 1, exact});
+    UfuncDef def;
+    def.name = name;
+    def.signatures = signatures;
+    def.source = source;
+    def.target = parse_target_arg(target);
+    def.identity = exact;
+    def.fastmath = fastmath;
+    return define_ufunc(def, PythonOrigin{py_file, py_line});
   }, nb::arg("signatures"), nb::arg("source"), nb::arg("name"), nb::arg("target").none() = nb::none(),
-     nb::arg("identity").none() = nb::none());
+     nb::arg("identity").none() = nb::none(), nb::arg("fastmath") = false, nb::arg("py_file") = "",
+     nb::arg("py_line") = 0);
+  m.def("_fuse", [](const std::string& name, const std::string& expression, std::optional<std::string> target) {
+    UfuncDef def;
+    def.name = name;
+    def.fusion = expression;
+    def.target = parse_target_arg(target);
+    return define_ufunc(def);
+  }, nb::arg("name"), nb::arg("expression"), nb::arg("target").none() = nb::none());
+  m.def("_guvectorize", [](const std::vector<std::string>& signatures, const std::string& layout,
+                           const std::string& source, const std::string& name, std::optional<std::string> target,
+                           const std::string& py_file, int py_line) {
+    return define_gufunc(GufuncDef{name, signatures, layout, source, parse_target_arg(target), "", 1},
+                         PythonOrigin{py_file, py_line});
+  }, nb::arg("signatures"), nb::arg("layout"), nb::arg("source"), nb::arg("name"),
+     nb::arg("target").none() = nb::none(), nb::arg("py_file") = "", nb::arg("py_line") = 0);
+  m.def("gufunc", &find_gufunc, nb::arg("name"), "A gufunc defined earlier in this process.");
+  m.def("_gufunc_from_state", &gufunc_from_state);
+  m.def("set_num_threads", &set_num_threads, nb::arg("n"),
+        "The threads a `parallel` call uses, from 1 to get_max_threads() (the cores, or "
+        "JITVEC_NUM_THREADS): as Numba's set_num_threads, for Dask workers that share the cores.");
+  m.def("get_num_threads", &num_threads, "The threads a `parallel` call uses now.");
+  m.def("get_max_threads", &max_threads, "The most threads set_num_threads takes: JITVEC_NUM_THREADS, else the cores.");
   m.def("define_device_function", [](const std::string& name, const std::string& source) {
     define_helper(HelperDef{name, source, "", 1});
   }, nb::arg("name"), nb::arg("source"),
      "Defines a helper any ufunc may call by `name` (CUDA C++ source of a __device__ function).");
   m.def("load_definitions", [](const std::string& path) { return load_definitions(path); },
-        nb::arg("path"), "Defines the helpers and ufuncs of a TOML definition file; returns {name: Ufunc}.");
+        nb::arg("path"),
+        "Defines everything a TOML definition file defines; returns {name: object}: jitvec.Ufunc for "
+        "ufuncs and fusions, jitvec.Gufunc for gufuncs, jitvec.DeviceFunction for device functions.");
   m.def("ufunc", &find_ufunc, nb::arg("name"), "A ufunc defined earlier in this process.");
   m.def("_ufunc_from_state", &ufunc_from_state);
   m.def("engine_stats", &stats_dict,

@@ -1,13 +1,21 @@
-// python/src/registry.hpp: the definitions made from Python, kept so ufuncs pickle by definition.
+// python/src/registry.hpp: the definitions made from Python, kept so that they pickle by
+// definition and can be redefined.
 //
-// Every helper and ufunc defined through the Python API (vectorize, define_device_function,
-// load_definitions) is defined in jitvec::Engine::global() and remembered here with its exact
-// text and origin (file and line, which enter the generated source and so the disk cache's key).
-// A ufunc's pickled state is its definition plus the helpers it uses (found with the library's
-// own helper closure); unpickling in another process defines what is missing and reuses what is
-// identical, so the rebuilt ufunc hits the same disk-cache entries. Defining a name again with
-// the same definition returns the existing ufunc (re-running a notebook cell works); with a
-// different one it is a DefinitionError.
+// Every helper, ufunc, fusion and gufunc defined through the Python API (vectorize, fuse,
+// guvectorize, define_device_function, load_definitions) is defined in a jitvec::Engine and
+// remembered here with its exact text and origin (file and line, which enter the generated
+// source and so the disk cache's key). A pickled state is the definition plus the helpers it
+// uses (found with the library's own helper closure) and, for a fusion, the states of its
+// stages; unpickling in another process defines what is missing and reuses what is identical,
+// so the rebuilt object hits the same disk-cache entries.
+//
+// Defining a name again with the same definition returns the existing object (re-running a
+// notebook cell). With a different one it replaces it: the registry moves to a new engine (a
+// generation), re-makes every current definition there but the one replaced, then defines the
+// new one. Names looked up afterwards (jitvec.ufunc, fusion expressions, pickles) see the new
+// definition; handles made before keep the definition they were made with and go on working
+// (each holds its own engine's share). A helper redefined is used by the ufuncs defined or
+// re-made after it, which every current one is (jitvec.ufunc(name) gives them).
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -31,6 +39,8 @@ struct HelperDef {
   }
 };
 
+/// A ufunc, or a fusion of ufuncs when `fusion` (the expression) is set; a fusion has no
+/// signatures, source or identity.
 struct UfuncDef {
   std::string name;
   std::vector<std::string> signatures;
@@ -39,17 +49,41 @@ struct UfuncDef {
   std::string origin_file;
   int origin_line = 1;
   std::optional<jitvec::Scalar> identity;  // VectorizeOptions::identity (reduce, where=), exact
+  bool fastmath = false;                   // VectorizeOptions::fastmath
+  std::string fusion;                      // Engine::fuse's expression
   bool operator==(const UfuncDef& o) const {
     return name == o.name && signatures == o.signatures && source == o.source &&
            target == o.target && origin_file == o.origin_file && origin_line == o.origin_line &&
-           identity == o.identity;
+           identity == o.identity && fastmath == o.fastmath && fusion == o.fusion;
   }
+};
+
+struct GufuncDef {
+  std::string name;
+  std::vector<std::string> signatures;
+  std::string layout;
+  std::string source;
+  std::optional<jitvec::Target> target;
+  std::string origin_file;
+  int origin_line = 1;
+  bool operator==(const GufuncDef& o) const {
+    return name == o.name && signatures == o.signatures && layout == o.layout && source == o.source &&
+           target == o.target && origin_file == o.origin_file && origin_line == o.origin_line;
+  }
+};
+
+/// Where Python wrote a source string: its compile errors name this file and line (the
+/// string's line 1 is `line`). Not part of the definition: the cache key does not change.
+struct PythonOrigin {
+  std::string file;
+  int line = 0;  // 0: unknown
 };
 
 /// A defined ufunc as Python sees it (jitvec.Ufunc).
 struct PyUfunc {
   jitvec::Ufunc ufunc;
   UfuncDef definition;
+  PythonOrigin python_origin;
   /// Keys of calls that completed (call.cpp's GIL policy: such a call again, if short, cannot
   /// compile, so it keeps the GIL). Read and written with the GIL held.
   mutable std::array<std::uint64_t, 8> warm_calls{};
@@ -59,19 +93,48 @@ struct PyUfunc {
   mutable unsigned warm_next = 0;
 };
 
-/// Defines (or finds, when identical) a helper / a ufunc in the global engine.
-void define_helper(const HelperDef& def);
-PyUfunc define_ufunc(const UfuncDef& def);
-/// Reads a TOML definition file; returns its ufuncs by name.
-nanobind::dict load_definitions(const std::string& path);
-/// A ufunc defined earlier from Python, by name.
-PyUfunc find_ufunc(const std::string& name);
+/// A defined generalized ufunc (jitvec.Gufunc).
+struct PyGufunc {
+  jitvec::Gufunc gufunc;
+  GufuncDef definition;
+  PythonOrigin python_origin;
+};
 
-/// The pickled state: (name, signatures, source, target or None, origin_file, origin_line,
-/// [(helper name, source, origin_file, origin_line), ...] dependencies first, identity or
-/// None); a state of 7 fields (before identity) is read as one without an identity. The
-/// identity is its exact Python number (bool, int, float, complex); older states hold a float.
+/// A device function defined from Python (jitvec.DeviceFunction), as load_definitions returns it.
+struct PyDeviceFunction {
+  HelperDef definition;
+};
+
+/// Defines (or finds, when identical; replaces, when different) in the current generation.
+void define_helper(const HelperDef& def);
+PyUfunc define_ufunc(const UfuncDef& def, const PythonOrigin& origin = {});
+PyGufunc define_gufunc(const GufuncDef& def, const PythonOrigin& origin = {});
+/// Reads a TOML definition file; returns everything it defines by name: ufuncs and fusions
+/// (jitvec.Ufunc), gufuncs (jitvec.Gufunc) and device functions (jitvec.DeviceFunction).
+nanobind::dict load_definitions(const std::string& path);
+/// A ufunc (or fusion) / gufunc defined earlier from Python, by name.
+PyUfunc find_ufunc(const std::string& name);
+PyGufunc find_gufunc(const std::string& name);
+
+/// Where Python wrote the source of the ufunc (or gufunc) called `name` (empty when unknown).
+PythonOrigin python_origin_of(const std::string& name);
+
+/// The counters of every generation, summed.
+jitvec::EngineStats engine_stats();
+/// Engine::set_num_threads on every generation (and those made later); the current count.
+void set_num_threads(int threads);
+int num_threads();
+int max_threads();
+
+/// The pickled state of a ufunc: (name, signatures, source, target or None, origin_file,
+/// origin_line, [(helper name, source, origin_file, origin_line), ...] dependencies first,
+/// identity or None, fastmath, fusion expression, [states of the fusion's stages]). States of 7
+/// fields (before identity) and 8 (before fastmath and fusions) still load. The identity is
+/// its exact Python number (bool, int, float, complex); older states hold a float.
 nanobind::tuple ufunc_state(const PyUfunc& u);
 PyUfunc ufunc_from_state(nanobind::handle state);
+/// A gufunc's: (name, signatures, layout, source, target or None, origin_file, origin_line, helpers).
+nanobind::tuple gufunc_state(const PyGufunc& g);
+PyGufunc gufunc_from_state(nanobind::handle state);
 
 }  // namespace jitvec_py

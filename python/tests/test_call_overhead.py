@@ -21,8 +21,8 @@ def test_calls_take_keywords_by_name_through_the_type_slot(add, rng):
     np.testing.assert_array_equal(add(a, b, out=None, stream=None, target=None), a + b)
     with pytest.raises(TypeError, match="unexpected keyword argument 'outt'"):
         add(a, b, outt=out)
-    with pytest.raises(jitvec.ArgumentError, match="was given 40 arguments"):
-        add(*([a] * 40), target="cpu")
+    with pytest.raises(TypeError, match="takes from 2 to 3 positional arguments but 40 were given"):
+        add(*([a] * 40), target="cpu")  # as NumPy's ufuncs say it
 
 
 def test_an_error_on_a_warm_short_call_keeps_the_next_call_working(add, rng):

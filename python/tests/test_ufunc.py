@@ -118,14 +118,27 @@ def test_helpers_and_definition_files(rng):
     assert jitvec.load_definitions(os.path.join(REPO, "samples", "polar_distance.toml"))
 
 
-def test_redefinition_same_is_reused_different_is_an_error(gaussian):
+def test_redefinition_same_is_reused_different_replaces(gaussian, rng):
     from conftest import GAUSSIAN_SOURCE
     again = jitvec.vectorize(["float32(float32, float32, float32)", "float64(float64, float64, float64)"],
                              GAUSSIAN_SOURCE, name="gaussian_pdf")
     assert again.signatures == gaussian.signatures
-    with pytest.raises(jitvec.DefinitionError, match="different source"):
-        jitvec.vectorize(["float32(float32, float32, float32)", "float64(float64, float64, float64)"],
-                         GAUSSIAN_SOURCE + "\n// changed", name="gaussian_pdf")
+    # A notebook cell run again with edited source: the new definition replaces the old one.
+    jitvec.vectorize("float64(float64)", "double redef_f(double x) { return x + 1; }", name="redef_f",
+                     target="cpu")
+    old = jitvec.ufunc("redef_f")
+    new = jitvec.vectorize("float64(float64)", "double redef_f(double x) { return x * 3; }", name="redef_f",
+                           target="cpu")
+    x = rng.random(9)
+    np.testing.assert_array_equal(new(x), x * 3)
+    np.testing.assert_array_equal(jitvec.ufunc("redef_f")(x), x * 3)
+    np.testing.assert_array_equal(old(x), x + 1)  # a handle from before keeps its definition
+    # Other definitions move with it and keep working; a bad replacement changes nothing.
+    np.testing.assert_allclose(jitvec.ufunc("gaussian_pdf")(x, 0.0, 1.0, target="cpu"),
+                               np.exp(-x * x / 2) / np.sqrt(2 * np.pi), rtol=1e-12)
+    with pytest.raises(jitvec.DefinitionError):
+        jitvec.vectorize("float64(float64)", "double other(double x) { return x; }", name="redef_f")
+    np.testing.assert_array_equal(jitvec.ufunc("redef_f")(x), x * 3)
 
 
 def test_errors_are_python_exceptions_with_jitvec_messages(add, gaussian, tmp_path):

@@ -138,4 +138,22 @@ bool can_cast_same_kind(DType from, DType to) {
   return static_cast<int>(tk) > static_cast<int>(fk) && tk != DTypeKind::unsigned_int;
 }
 
+bool can_cast(DType from, DType to, Casting casting) {
+  switch (casting) {
+    case Casting::no: return from == to;
+    case Casting::safe: return can_cast_safe(from, to);
+    case Casting::same_kind: return can_cast_same_kind(from, to);
+  }
+  return false;
+}
+
+std::string_view casting_name(Casting casting) {
+  switch (casting) {
+    case Casting::no: return "no";
+    case Casting::safe: return "safe";
+    case Casting::same_kind: return "same_kind";
+  }
+  return "?";
+}
+
 }  // namespace jitvec

@@ -135,6 +135,7 @@ ThreadPool::ThreadPool(int threads) {
         "thread pool size must be 0 (one thread per core) or positive, got {}", threads));
   }
   const int total = threads == 0 ? hardware_threads() : threads;
+  limit_.store(total, std::memory_order_relaxed);
   shares_ = std::make_unique<Share[]>(static_cast<std::size_t>(total));
   try {
     workers_.reserve(static_cast<std::size_t>(total - 1));
@@ -233,15 +234,24 @@ void ThreadPool::wait_for_helpers() {
   caller_waiting_.store(false);
 }
 
+void ThreadPool::set_limit(int threads) {
+  if (threads < 1 || threads > size()) {
+    throw ArgumentError(fmt::format("number of threads must be between 1 and {} (the pool's threads), got {}",
+                                    size(), threads));
+  }
+  limit_.store(threads, std::memory_order_relaxed);
+}
+
 void ThreadPool::parallel_for(std::int64_t begin, std::int64_t end, std::int64_t min_chunk,
                               ChunkGrain grain, const Body& body) {
   if (end <= begin) return;
-  if (size() == 1 || t_running_pool == this) {
+  const int threads = limit();
+  if (threads == 1 || t_running_pool == this) {
     body(begin, end);
     return;
   }
   Job job;
-  job.plan = plan_chunks(begin, end, min_chunk, size(), grain);
+  job.plan = plan_chunks(begin, end, min_chunk, threads, grain);
   if (job.plan.shares <= 1) {
     body(begin, end);
     return;

@@ -81,10 +81,15 @@ class ThreadPool {
 
   /// Threads that run pieces, the calling thread included.
   int size() const { return static_cast<int>(workers_.size()) + 1; }
+  /// How many of them a parallel_for() uses, from 1 to size() (default size()): Numba's
+  /// set_num_threads. Throws jitvec::ArgumentError outside that range. Safe to call at any
+  /// time; a parallel_for() already running keeps the count it started with.
+  void set_limit(int threads);
+  int limit() const { return limit_.load(std::memory_order_relaxed); }
 
   /// Calls body(piece_begin, piece_end) for the pieces of plan_chunks(begin, end, min_chunk,
-  /// size(), grain), which together cover [begin, end) exactly once. Runs inline, as one piece,
-  /// when the range holds fewer than 2 * min_chunk elements or size() is 1. An empty range
+  /// limit(), grain), which together cover [begin, end) exactly once. Runs inline, as one piece,
+  /// when the range holds fewer than 2 * min_chunk elements or limit() is 1. An empty range
   /// calls nothing.
   void parallel_for(std::int64_t begin, std::int64_t end, std::int64_t min_chunk,
                     const Body& body) {
@@ -95,6 +100,7 @@ class ThreadPool {
 
  private:
   struct Job;
+  std::atomic<int> limit_{1};
   struct alignas(64) Share {
     /// The share's unclaimed pieces [front, back), packed front << 32 | back, relative to its
     /// first piece: the owner takes the front, others take the back.

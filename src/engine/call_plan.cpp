@@ -61,6 +61,7 @@ struct ParsedArgs {
   std::array<CallInput, launch::kMaxOperands> typed;  // [0, nin) set: nothing to clear
   ResolutionKey key;
   bool any_array = false;
+  std::optional<LoopOption> forced;  // jitvec::loop(): the caller's choice of loop
 };
 
 ParsedArgs parse_args(const detail::UfuncImpl& ufunc, const Arg* args, std::size_t count) {
@@ -102,12 +103,47 @@ ParsedArgs parse_args(const detail::UfuncImpl& ufunc, const Arg* args, std::size
       }
       case Arg::Kind::stream: p.stream = arg.stream(); break;
       case Arg::Kind::target: p.target = arg.target_value(); break;
+      case Arg::Kind::loop:
+        if (arg.loop_value().signature_index >= ufunc.signatures.size()) {
+          throw ArgumentError(fmt::format("ufunc '{}': loop({}) asked for, but it has {} loop{}", ufunc.name,
+                                          arg.loop_value().signature_index, ufunc.signatures.size(),
+                                          ufunc.signatures.size() == 1 ? "" : "s"));
+        }
+        p.forced = arg.loop_value();
+        p.key.forced_loop = static_cast<std::uint16_t>(p.forced->signature_index + 1);
+        p.key.casting = static_cast<std::uint8_t>(p.forced->casting);
+        break;
     }
   }
   p.key.nin = static_cast<std::uint8_t>(p.nin);
   p.key.nout_given = static_cast<std::uint8_t>(p.outs_given);
   for (int j = 0; j < p.outs_given; ++j) p.key.dtypes[p.nin + j] = p.outs[j]->dtype();
   return p;
+}
+
+// The loop jitvec::loop() named, once the inputs are checked against it (the count by
+// resolve_loop's own message, the dtypes by the option's casting, the scalars' values).
+std::size_t forced_loop(const detail::UfuncImpl& ufunc, const ParsedArgs& p) {
+  const std::size_t index = p.forced->signature_index;
+  const Signature& loop = ufunc.signatures[index];
+  if (static_cast<std::size_t>(p.nin) != loop.args.size()) {
+    resolve_loop(ufunc.name, ufunc.signatures, p.typed.data(), static_cast<std::size_t>(p.nin));
+  }
+  for (int k = 0; k < p.nin; ++k) {
+    const CallInput& in = p.typed[k];
+    if (in.is_scalar ? scalar_fits(*in.scalar, loop.args[k]) : can_cast(in.dtype, loop.args[k], p.forced->casting)) {
+      continue;
+    }
+    throw ArgumentError(
+        in.is_scalar
+            ? fmt::format("ufunc '{}': the loop asked for, {}, takes {} as input {}, which cannot hold the scalar {}",
+                          ufunc.name, loop.to_string(), dtype_name(loop.args[k]), k + 1, scalar_to_string(*in.scalar))
+            : fmt::format("ufunc '{}': the loop asked for, {}, takes {} as input {}, but the array there is {}, "
+                          "which does not cast to it with casting='{}'",
+                          ufunc.name, loop.to_string(), dtype_name(loop.args[k]), k + 1, dtype_name(in.dtype),
+                          casting_name(p.forced->casting)));
+  }
+  return index;
 }
 
 // The loop for the parsed inputs: the ufunc's cached resolution when it has one (scalars
@@ -122,6 +158,7 @@ const codegen::LoopSpec& resolve(const detail::UfuncImpl& ufunc, const ParsedArg
       for (int k = 0; k < p.nin; ++k) {
         if (p.typed[k].is_scalar && !scalar_fits(*p.typed[k].scalar, loop.args[k])) {
           // The full resolution, which throws the error naming the scalar.
+          if (p.forced) forced_loop(ufunc, p);
           resolve_loop(ufunc.name, ufunc.signatures, p.typed.data(), static_cast<std::size_t>(p.nin));
         }
       }
@@ -129,8 +166,9 @@ const codegen::LoopSpec& resolve(const detail::UfuncImpl& ufunc, const ParsedArg
       return resolution->spec;
     }
   }
-  signature_index =
-      resolve_loop(ufunc.name, ufunc.signatures, p.typed.data(), static_cast<std::size_t>(p.nin));
+  signature_index = p.forced ? forced_loop(ufunc, p)
+                             : resolve_loop(ufunc.name, ufunc.signatures, p.typed.data(),
+                                            static_cast<std::size_t>(p.nin));
   const Signature& loop = ufunc.signatures[signature_index];
   codegen::LoopSpec spec;
   spec.loop = loop;
@@ -184,6 +222,15 @@ const Shape& broadcast_shape(const ParsedArgs& p, std::shared_ptr<const Shape>& 
 }
 
 }  // namespace
+
+std::size_t call_signature(const detail::UfuncImpl& ufunc, const Arg* args, std::size_t count) {
+  const ParsedArgs p = parse_args(ufunc, args, count);
+  std::size_t signature_index = 0;
+  const Resolution* resolution = nullptr;
+  std::shared_ptr<const codegen::LoopSpec> spec_owner;
+  resolve(ufunc, p, signature_index, resolution, spec_owner);
+  return signature_index;
+}
 
 CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, const Arg* args,
                         std::size_t count) {

@@ -69,6 +69,10 @@ struct CallPlan {
   std::int64_t numel = 0;
 };
 
+/// The index of the signature a call with these arguments runs (what make_call_plan resolves,
+/// without the shapes or out= checks); throws what the call would for its types.
+std::size_t call_signature(const detail::UfuncImpl& ufunc, const Arg* args, std::size_t count);
+
 CallPlan make_call_plan(const detail::UfuncImpl& ufunc, Target default_target, const Arg* args,
                         std::size_t count);
 

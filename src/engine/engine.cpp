@@ -169,8 +169,27 @@ Target Engine::Impl::default_target() {
   return default_target_;
 }
 
+namespace {
+
+// The `parallel` target's thread count: EngineOptions::threads, else JITVEC_NUM_THREADS (a
+// positive integer), else 0 (one per hardware thread).
+int pool_threads(int option) {
+  if (option != 0) return option;
+  const char* env = std::getenv("JITVEC_NUM_THREADS");
+  if (!env || !*env) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(env, &end, 10);
+  if (*end == '\0' && n >= 1 && n <= 4096) return static_cast<int>(n);
+  detail::warn_once("JITVEC_NUM_THREADS",
+                    fmt::format("JITVEC_NUM_THREADS='{}' is not a thread count from 1 to 4096; using one "
+                                "thread per core", env));
+  return 0;
+}
+
+}  // namespace
+
 cpu::ThreadPool& Engine::Impl::thread_pool() {
-  std::call_once(pool_once_, [this] { pool_ = std::make_unique<cpu::ThreadPool>(options.threads); });
+  std::call_once(pool_once_, [this] { pool_ = std::make_unique<cpu::ThreadPool>(pool_threads(options.threads)); });
   return *pool_;
 }
 
@@ -510,5 +529,11 @@ EngineStats Engine::stats() const {
 }
 
 const EngineOptions& Engine::options() const { return impl_->options; }
+
+void Engine::set_num_threads(int threads) { impl_->thread_pool().set_limit(threads); }
+
+int Engine::num_threads() const { return impl_->thread_pool().limit(); }
+
+int Engine::max_threads() const { return impl_->thread_pool().size(); }
 
 }  // namespace jitvec

@@ -622,6 +622,9 @@ Array call_fusion(const detail::UfuncImpl& fused, const Arg* args, std::size_t c
       inputs.push_back(CallInput{false, arg.array().dtype(), nullptr});
     } else if (arg.kind() == Arg::Kind::scalar) {
       inputs.push_back(CallInput{true, arg.scalar().type, &arg.scalar()});
+    } else if (arg.kind() == Arg::Kind::loop) {
+      throw ArgumentError(fmt::format("fused ufunc '{}' takes no loop(): each stage resolves its own loop",
+                                      fusion.name));
     }
   }
   if (inputs.size() != fusion.inputs.size()) {

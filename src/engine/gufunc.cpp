@@ -224,6 +224,9 @@ GufuncCall plan_call(const GufuncImpl& g, const Arg* args, std::size_t count) {
       case Arg::Kind::out: call.outs.push_back(&args[i].array()); break;
       case Arg::Kind::stream: call.stream = args[i].stream(); break;
       case Arg::Kind::target: target = args[i].target_value(); break;
+      case Arg::Kind::loop:
+        throw ArgumentError(fmt::format("gufunc '{}' takes no loop(): its loop is the first signature the inputs cast to",
+                                        g.name));
     }
   }
   if (static_cast<int>(inputs.size()) != nin) {

@@ -35,11 +35,14 @@ struct ResolutionKey {
   std::uint32_t scalar_mask = 0;  // bit k: input k is a scalar
   std::uint8_t nin = 0;
   std::uint8_t nout_given = 0;    // out= arrays given (0, or every output)
+  std::uint8_t casting = 0;       // jitvec::loop()'s Casting, when forced_loop is set
+  std::uint16_t forced_loop = 0;  // jitvec::loop()'s signature index + 1; 0: resolved by NumPy's rule
   /// The dtypes of the array inputs (a scalar's entry stays bool_), then of the out= arrays.
   std::array<DType, launch::kMaxOperands> dtypes{};
 
   friend bool operator==(const ResolutionKey& a, const ResolutionKey& b) {
-    if (a.scalar_mask != b.scalar_mask || a.nin != b.nin || a.nout_given != b.nout_given) {
+    if (a.scalar_mask != b.scalar_mask || a.nin != b.nin || a.nout_given != b.nout_given ||
+        a.forced_loop != b.forced_loop || a.casting != b.casting) {
       return false;
     }
     for (int i = 0, n = a.nin + a.nout_given; i < n; ++i) {

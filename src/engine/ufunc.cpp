@@ -89,6 +89,14 @@ const std::vector<Signature>& Ufunc::signatures() const { return checked(impl_).
 int Ufunc::nin() const { return static_cast<int>(checked(impl_).signatures.front().args.size()); }
 int Ufunc::nout() const { return nout_of(checked(impl_)); }
 
+std::size_t Ufunc::loop_for(const Arg* args, std::size_t count) const {
+  const detail::UfuncImpl& ufunc = checked(impl_);
+  if (ufunc.fusion) {
+    throw ArgumentError(fmt::format("fused ufunc '{}' has no loop table: each stage resolves its own loop", ufunc.name));
+  }
+  return engine::call_signature(ufunc, args, count);
+}
+
 Target Ufunc::default_target() const {
   detail::UfuncImpl& ufunc = checked(impl_);
   return ufunc.target ? *ufunc.target : ufunc.engine.default_target();

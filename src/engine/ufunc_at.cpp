@@ -120,6 +120,9 @@ AtCall sort_arguments(const detail::UfuncImpl& ufunc, const Arg* args, std::size
                                         ufunc.name));
       case Arg::Kind::stream: call.stream = args[i].stream(); break;
       case Arg::Kind::target: target = args[i].target_value(); break;
+      case Arg::Kind::loop:
+        throw ArgumentError(fmt::format("ufunc '{}': at() takes no loop() (its loop is the one a(indices), b resolve to)",
+                                        ufunc.name));
     }
   }
   if (operands.size() != 3) {
