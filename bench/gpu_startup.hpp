@@ -13,7 +13,8 @@
 //                 one kernel it launches with NVRTC when cold, loading it from the disk cache
 //                 when warm) and the copy back.
 // The cases: gaussian_pdf (a device array and two scalars), polar_distance (four device
-// arrays), zero_suppress (an int16 device array and a scalar), add (two float32 device arrays).
+// arrays), zero_suppress (an int16 device array and a scalar), add (two float32 device arrays),
+// and nvrtc_floor (add's kernel in one line, NVRTC and the driver alone: the ceiling).
 // The child checks its result against float64 and prints one line that the parent parses.
 // Cold runs each get a new empty folder; warm runs share a folder that one cold run filled.
 // Folders are removed afterwards.
@@ -31,7 +32,12 @@ namespace bench {
 /// The flags that turn the benchmark into a start-up child of one case.
 inline constexpr const char* kStartupChildFlag = "--startup-child";
 inline constexpr const char* kStartupCaseFlag = "--startup-case";
-inline constexpr const char* kStartupCases[] = {"gaussian_pdf", "polar_distance", "zero_suppress", "add"};
+/// The floor case: the add case's work done with NVRTC and the driver alone (no Engine, no
+/// prelude, no disk cache): what no NVRTC-based first call can beat (cold: compile; warm: load
+/// a cubin from a file), the ceiling the jitvec rows are read against.
+inline constexpr const char* kFloorCase = "nvrtc_floor";
+inline constexpr const char* kStartupCases[] = {"gaussian_pdf", "polar_distance", "zero_suppress", "add",
+                                                kFloorCase};
 
 /// The child's whole work; `main_start` is the time main() began. Prints the result line and
 /// returns the exit status (0 when the result was correct).

@@ -10,9 +10,12 @@
 #    JITVEC_SANITIZER_TIMEOUT: seconds per tool, default 300)
 #   (--no-cpu-tests: skip the tests that run anywhere; CI runs them)
 #   usage: bash scripts/gpu_check.sh [--no-cpu-tests] [--no-bench] [--no-tests] [--no-peers] [--gpu-only] [--probes]
-#                                    [--no-sanitizers]
+#                                    [--no-sanitizers] [--no-samples]
 #   (--gpu-only: the GPU-tagged tests and the C++ GPU benchmark, nothing else;
 #    --probes: also bench/probes/kernel_probes.cu and scan_probes.cu, the hand-written kernels of bench/NOTES.md;
+#    --no-samples: skip the samples and the precompiled cache check;
+#    JITVEC_BUILD_BENCH=1 builds the benchmarks even with --no-bench, so that a later
+#    --no-tests call on the same machine builds nothing;
 #    --no-sanitizers: skip the GPU-tagged tests under compute-sanitizer memcheck and racecheck,
 #    which run with the tests, each bounded by JITVEC_SANITIZER_TIMEOUT seconds, default 300)
 set -uo pipefail
@@ -20,7 +23,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/jitvec-gpu}
 LOGS=/tmp/jitvec-gpu-logs
 mkdir -p "$OUT" "$LOGS"
-run_bench=1 run_tests=1 run_peers=1 gpu_only=0 run_probes=0 run_sanitizers=1 run_cpu_tests=1
+run_bench=1 run_tests=1 run_peers=1 gpu_only=0 run_probes=0 run_sanitizers=1 run_cpu_tests=1 run_samples=1
 for a in "$@"; do
   case $a in
     --no-bench) run_bench=0 ;; --no-tests) run_tests=0 ;; --no-peers) run_peers=0 ;;
@@ -28,6 +31,7 @@ for a in "$@"; do
     --probes) run_probes=1 ;;
     --no-sanitizers) run_sanitizers=0 ;;
     --no-cpu-tests) run_cpu_tests=0 ;;
+    --no-samples) run_samples=0 ;;
   esac
 done
 declare -A status
@@ -45,7 +49,7 @@ if [ -d .deps ]; then
   mkdir -p $deps
   for f in .deps/*.deb; do dpkg -x "$f" $deps; done
 fi
-step build bash -c "cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DJITVEC_BUILD_BENCH=$run_bench \
+step build bash -c "cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DJITVEC_BUILD_BENCH=${JITVEC_BUILD_BENCH:-$run_bench} \
   -DCMAKE_PREFIX_PATH=$deps/usr -DCMAKE_CXX_FLAGS='-isystem $deps/usr/include' \
   && cmake --build build-gpu -j\$(nproc)"
 [ "${status[build]%% *}" = PASS ] || { grep -E "error|Error" "$LOGS/build.log" | head -30; exit 1; }
@@ -64,7 +68,7 @@ if [ $run_tests = 1 ]; then
     done
   fi
 fi
-if [ $gpu_only = 0 ]; then
+if [ $gpu_only = 0 ] && [ $run_samples = 1 ]; then
 step sample_gaussian $B/samples/gaussian_pdf --target cuda -n 10000000
 step sample_polar_compare $B/samples/polar_distance --compare
 step sample_zero_suppress $B/samples/zero_suppress --target cuda --svg "$OUT/zero_suppress.svg"

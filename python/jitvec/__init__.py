@@ -29,11 +29,13 @@ from ._jitvec import (  # noqa: F401
     DefinitionError,
     DeviceFunction,
     Error,
+    Graph,
     Gufunc,
     SignatureError,
     TargetError,
     Ufunc,
     __version__,
+    capture,
     cuda_device_count,
     define_device_function,
     engine_stats,
@@ -179,8 +181,8 @@ copyreg.pickle(type(_jitvec.engine_stats), _reduce_function)
 
 __all__ = [
     "Array", "ArgumentError", "BroadcastError", "CompileError", "CudaError", "DefinitionError",
-    "DeviceFunction", "Error", "Gufunc", "SignatureError", "TargetError", "Ufunc",
-    "cuda_device_count", "define_device_function", "engine_stats", "from_dlpack", "fuse",
+    "DeviceFunction", "Error", "Graph", "Gufunc", "SignatureError", "TargetError", "Ufunc",
+    "capture", "cuda_device_count", "define_device_function", "engine_stats", "from_dlpack", "fuse",
     "get_max_threads", "get_num_threads", "gufunc", "guvectorize", "load_definitions",
     "release_cached_memory", "set_num_threads", "synchronize", "ufunc", "vectorize",
 ]

@@ -119,8 +119,12 @@ Slot classify(PyObject* obj, int position, std::vector<nanobind::object>& keep);
 /// The slot's object as an Array on `stream` (writable: for out= and at()'s operand).
 jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo* stream_library,
                            bool writable, Buffers& buffers, std::vector<nanobind::object>& keep);
-/// A call's stream: stream= (a valid handle), else the current stream of the library of the
-/// first device array (`stream_library` set to it), else a jitvec.Array's own, else 0.
+/// stream= as a CUstream handle: an int, a CuPy stream (.ptr) or a PyTorch stream (.cuda_stream).
+std::uintptr_t stream_of(nanobind::handle stream);
+/// A call's stream: stream= (a valid handle), else, inside jitvec.capture's body, the capture's
+/// stream (`stream_library` set to the first device array's library: nothing is ordered against
+/// it), else the current stream of the library of the first device array (`stream_library` set
+/// to it), else a jitvec.Array's own, else 0.
 std::uintptr_t call_stream(nanobind::handle stream_obj, const Slot* first_device, const TypeInfo*& stream_library);
 /// The result as the kind of array `decider` is (call.hpp); a 0-d NumPy result is a NumPy scalar.
 nanobind::object wrap_result(jitvec::Array&& result, std::uintptr_t stream, const Slot* decider,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "capture.hpp"
 #include "errors.hpp"
 #include "fast_interop.hpp"
 #include "py_array.hpp"
@@ -323,6 +324,10 @@ std::uintptr_t stream_of(nb::handle stream) {
 // first device array (`stream_library` set to it), else a jitvec.Array's own, else 0.
 std::uintptr_t call_stream(nb::handle stream_obj, const Slot* first_device, const TypeInfo*& stream_library) {
   if (stream_obj.is_valid()) return stream_of(stream_obj);
+  if (const CaptureState* capture = active_capture()) {
+    if (first_device && first_device->info) stream_library = first_device->info;
+    return capture->stream;
+  }
   if (first_device && first_device->info) {
     stream_library = first_device->info;
     return library_stream(first_device->info->lib, first_device->device_id);
@@ -396,6 +401,7 @@ Slot classify(PyObject* obj, int position, std::vector<nb::object>& keep) {
 
 jitvec::Array import_array(const Slot& s, std::uintptr_t stream, const TypeInfo* stream_library,
                            bool writable, Buffers& buffers, std::vector<nb::object>& keep) {
+  if (CaptureState* capture = active_capture()) capture->used.push_back(nb::borrow(s.obj));
   switch (s.kind) {
     case Kind::jitvec_array: return nb::cast<const PyArray&>(nb::handle(s.obj)).array;
     case Kind::buffer: return import_buffer(s, writable, buffers, keep);

@@ -62,6 +62,9 @@ std::string python_spellings(std::string text) {
       {"Ufunc::reduce", "reduce()"},
       {"Ufunc::accumulate", "accumulate()"},
       {"to_host()", "to_numpy()"},
+      {"(leave on() out, or pass that stream)", "(leave stream= out, or pass that stream)"},
+      {"copy it with to_device before the capture", "copy it to the device before the capture"},
+      {"jitvec::capture", "jitvec.capture"},
   };
   for (const auto& [cpp, py] : kSpellings) {
     for (std::size_t at = text.find(cpp); at != std::string::npos; at = text.find(cpp, at + py.size())) {

@@ -15,6 +15,7 @@
 #include <cstdlib>
 
 #include "call.hpp"
+#include "capture.hpp"
 #include "errors.hpp"
 #include "fast_interop.hpp"
 #include "methods.hpp"
@@ -57,6 +58,7 @@ NB_MODULE(_jitvec, m) {
   nb::set_leak_warnings(false);
   register_errors(m);
   register_array(m);
+  register_capture(m);
 
   // Calls go through the type's tp_call slot (call.hpp: no nanobind dispatch per call).
   static PyType_Slot ufunc_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&ufunc_tp_call)},

@@ -4,7 +4,10 @@ gaussian_pdf (samples/gaussian_pdf.toml) is mapped with map_blocks over N float3
 CHUNKS chunks (default 10^8 in 100) by W worker processes. The ufunc travels to the workers
 pickled by its definition; the loop is compiled once, in this process, into the disk cache
 (JITVEC_CACHE_DIR, a fresh folder unless set), and every worker only reads it: the counters
-printed per worker say so. The result is checked against NumPy in float64.
+printed per worker say so. With --target parallel each worker gets cores / W threads
+(JITVEC_NUM_THREADS in the workers' environment, and jitvec.set_num_threads there), so that
+workers x threads never exceeds the machine's cores. The result is checked against NumPy in
+float64.
 
     python3 samples/python/dask_cpu.py [-n N] [--chunks C] [--workers W] [--target cpu|parallel]
 """
@@ -39,10 +42,16 @@ def main():
     f.precompile(args.target)  # one compile, into the shared disk cache
     print(f"compiled in this process in {time.perf_counter() - t0:.2f} s; counters {jitvec.engine_stats()}")
 
+    # W workers x T threads <= cores: the workers inherit JITVEC_NUM_THREADS when they start.
+    threads = max(1, (os.cpu_count() or 1) // args.workers)
+    os.environ["JITVEC_NUM_THREADS"] = str(threads)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                   dashboard_address=None, silence_logs=50) as cluster, \
             distributed.Client(cluster) as client:
+        client.run(jitvec.set_num_threads, threads)  # also for workers started another way
+        print(f"{args.workers} workers x {threads} jitvec threads (of {os.cpu_count()} cores): "
+              f"{sorted(client.run(jitvec.get_num_threads).values())}")
         x = da.random.default_rng(seed).uniform(-5, 5, size=args.n,
                                                 chunks=args.n // args.chunks).astype(np.float32)
         x = x.persist()
