@@ -1011,8 +1011,13 @@ t0 = time.perf_counter()
 import numpy as np
 if not hasattr(np, "row_stack"):
     np.row_stack = np.vstack
-SYSTEM = %(system)r
+SYSTEM, CASE = %(system)r, %(case)r
 MEAN, SIGMA = %(mean)r, %(sigma)r
+rng = np.random.default_rng(11)
+x = rng.uniform(-3, 3, 1024).astype(np.float32)
+y = np.random.default_rng(12).uniform(0.5, 4, 1024).astype(np.float32)
+t = np.random.default_rng(13).uniform(-3, 3, 1024).astype(np.float32)
+v = (x * 1000).astype(np.int16)
 if SYSTEM == "numba":
     from numba import cuda, vectorize
     t1 = time.perf_counter()
@@ -1026,39 +1031,71 @@ if SYSTEM == "numba":
                       cache=True)(gaussian_pdf)
     except Exception:  # a numba-cuda without on-disk caching of vectorize
         f = vectorize(["float32(float32, float32, float32)"], target="cuda")(gaussian_pdf)
-    x = np.random.default_rng(11).uniform(-3, 3, 1024).astype(np.float32)
     xd = cuda.to_device(x)
-    y = f(xd, np.float32(MEAN), np.float32(SIGMA)).copy_to_host()
+    got = f(xd, np.float32(MEAN), np.float32(SIGMA)).copy_to_host()
 else:
     import cupy as cp
     t1 = time.perf_counter()
     cp.cuda.runtime.free(0)
     t2 = time.perf_counter()
-    x = np.random.default_rng(11).uniform(-3, 3, 1024).astype(np.float32)
-    xd = cp.asarray(x)
-    if SYSTEM == "cupy-elementwise":
+    if SYSTEM != "cupy-elementwise":  # CuPy's own ufuncs, gaussian_pdf only
+        xd = cp.asarray(x)
+        got = (cp.exp(-0.5 * ((xd - MEAN) / SIGMA) ** 2) / (SIGMA * math.sqrt(2 * math.pi))).get()
+    elif CASE == "gaussian_pdf":
+        xd = cp.asarray(x)
         k = cp.ElementwiseKernel("T x, T mean, T sigma", "T y",
             "const T z = (x - mean) / sigma;"
             " y = exp(T(-0.5) * z * z) / (sigma * T(2.5066282746310002));",
             "bench_gaussian_pdf")
-        y = k(xd, np.float32(MEAN), np.float32(SIGMA)).get()
-    else:
-        y = (cp.exp(-0.5 * ((xd - MEAN) / SIGMA) ** 2) / (SIGMA * math.sqrt(2 * math.pi))).get()
+        got = k(xd, np.float32(MEAN), np.float32(SIGMA)).get()
+    elif CASE == "polar_distance":  # samples/polar_distance.toml: its helper as a preamble
+        r1, t1d, t2d = cp.asarray(y), cp.asarray(x), cp.asarray(t)
+        k = cp.ElementwiseKernel("float32 rho1, float32 theta1, float32 rho2, float32 theta2",
+            "float32 d",
+            "float x1, y1, x2, y2; polar_to_cartesian(rho1, theta1, x1, y1);"
+            " polar_to_cartesian(rho2, theta2, x2, y2);"
+            " const float dx = x1 - x2; const float dy = y1 - y2; d = sqrtf(dx * dx + dy * dy);",
+            "bench_polar_distance",
+            preamble="__device__ void polar_to_cartesian(float rho, float theta, float& x, float& y)"
+                     " { x = rho * cosf(theta); y = rho * sinf(theta); }")
+        got = k(r1, t1d, r1, t2d).get()
+    elif CASE == "zero_suppress":
+        vd = cp.asarray(v)
+        k = cp.ElementwiseKernel("T value, T threshold", "T y",
+            "y = (value > -threshold && value < threshold) ? T(0) : value;", "bench_zero_suppress")
+        got = k(vd, np.int16(1500)).get()
+    else:  # add
+        k = cp.ElementwiseKernel("float32 a, float32 b", "float32 c", "c = a + b;", "bench_add")
+        got = k(cp.asarray(x), cp.asarray(y)).get()
 t3 = time.perf_counter()
-z = (x.astype(np.float64) - MEAN) / SIGMA
-want = np.exp(-0.5 * z * z) / (SIGMA * math.sqrt(2 * math.pi))
-ok = bool(np.all(np.abs(y - want) <= 1e-7 + 4e-6 * np.abs(want)))
+if CASE == "gaussian_pdf":
+    z = (x.astype(np.float64) - MEAN) / SIGMA
+    want = np.exp(-0.5 * z * z) / (SIGMA * math.sqrt(2 * math.pi))
+    ok = bool(np.all(np.abs(got - want) <= 1e-7 + 4e-6 * np.abs(want)))
+elif CASE == "polar_distance":
+    r, a, b = y.astype(np.float64), x.astype(np.float64), t.astype(np.float64)
+    want = np.hypot(r * np.cos(a) - r * np.cos(b), r * np.sin(a) - r * np.sin(b))
+    ok = bool(np.all(np.abs(got - want) <= 1e-5 + 1e-5 * want))
+elif CASE == "zero_suppress":
+    ok = bool(np.array_equal(got, np.where((v > -1500) & (v < 1500), 0, v).astype(np.int16)))
+else:
+    ok = bool(np.array_equal(got, x + y))
 print("peers-startup-result " + json.dumps(dict(import_ms=(t1 - t0) * 1e3,
       context_ms=(t2 - t1) * 1e3, first_result_ms=(t3 - t2) * 1e3, verified=ok)))
 """
 
+# Start-up cases per system: CuPy's ElementwiseKernel makes every sample's first call (and the
+# two-input add), each from a source new to NVRTC; Numba and CuPy's ufuncs gaussian_pdf only.
+STARTUP_CASES = {"cupy-elementwise": ("gaussian_pdf", "polar_distance", "zero_suppress", "add")}
+STARTUP_DTYPES = {"zero_suppress": "int16"}
 
-def run_startup_child(system, cache_dir):
+
+def run_startup_child(system, case, cache_dir):
     # CUDA_CACHE_DISABLE=1: NVRTC 12.9+ (and NVVM) keep compiled programs in the driver's compute
     # cache, so without it a "cold" run of a source compiled before measures that cache's hit.
     env = dict(os.environ, CUPY_CACHE_DIR=os.path.join(cache_dir, "cupy"),
                NUMBA_CACHE_DIR=os.path.join(cache_dir, "numba"), CUDA_CACHE_DISABLE="1")
-    code = STARTUP_CHILD % dict(system=system, mean=MEAN, sigma=SIGMA)
+    code = STARTUP_CHILD % dict(system=system, case=case, mean=MEAN, sigma=SIGMA)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=120)
@@ -1068,22 +1105,29 @@ def run_startup_child(system, cache_dir):
             figures = json.loads(line.split(" ", 1)[1])
             figures["process_ms"] = process_ms
             return figures
-    raise RuntimeError(f"start-up child for {system} failed (exit {done.returncode}): "
+    raise RuntimeError(f"start-up child for {system} ({case}) failed (exit {done.returncode}): "
                        f"{(done.stderr or done.stdout)[-2000:]}")
 
 
 def startup_records(system, cold_runs, warm_runs):
+    records = []
+    for case in STARTUP_CASES.get(system, ("gaussian_pdf",)):
+        records += startup_case_records(system, case, cold_runs, warm_runs)
+    return records
+
+
+def startup_case_records(system, case, cold_runs, warm_runs):
     records = []
     folders = []
     try:
         cold, warm = [], []
         for _ in range(cold_runs):
             folders.append(tempfile.mkdtemp(prefix="peers-cache-"))
-            cold.append(run_startup_child(system, folders[-1]))
+            cold.append(run_startup_child(system, case, folders[-1]))
         for _ in range(warm_runs):
-            warm.append(run_startup_child(system, folders[0]))
-        for case, runs in (("startup_cold_gaussian_pdf", cold), ("startup_warm_gaussian_pdf", warm)):
-            r = record(case, system, 1024, "float32")
+            warm.append(run_startup_child(system, case, folders[0]))
+        for name, runs in ((f"startup_cold_{case}", cold), (f"startup_warm_{case}", warm)):
+            r = record(name, system, 1024, STARTUP_DTYPES.get(case, "float32"))
             r["time_ms"] = statistics.median(run["first_result_ms"] for run in runs)
             for key in ("import_ms", "context_ms", "first_result_ms", "process_ms"):
                 r["extra"][key] = statistics.median(run[key] for run in runs)
@@ -1091,7 +1135,7 @@ def startup_records(system, cold_runs, warm_runs):
             r["verified"] = all(run["verified"] for run in runs)
             r["method"] = ("fresh python3 -c process with NVRTC's cache off (CUDA_CACHE_DISABLE=1) "
                            "and the library's own kernel cache in a new folder (" +
-                           ("empty" if case.startswith("startup_cold") else "filled by a cold run") +
+                           ("empty" if name.startswith("startup_cold") else "filled by a cold run") +
                            "), time from after the context to the first result on the host "
                            "(kernel definition + upload + first call + copy back); import and "
                            f"context reported apart; median of {len(runs)}")

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "cache/atomic_file.hpp"
+#include "cache/compiler_memo.hpp"
 #include "cache/file_trust.hpp"
 #include "core/log.hpp"
 #include "cpu/elf_image.hpp"
@@ -632,7 +633,14 @@ ClearReport DiskCache::clear() {
     }
   }
   for (auto& unreadable : scan.unreadable) report.problems.push_back(std::move(unreadable));
+  forget_self_reports(folder->path);
   return report;
+}
+
+std::optional<std::filesystem::path> DiskCache::writable_path() const {
+  const Folder* folder = writable_folder();
+  if (folder == nullptr || !writable()) return std::nullopt;
+  return folder->path;
 }
 
 std::uint64_t DiskCache::total_size() const {

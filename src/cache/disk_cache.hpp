@@ -132,6 +132,8 @@ class DiskCache {
   void store(const CacheKey& key, const CacheEntry& entry);
 
   Stats stats() const;
+  /// The folder store() writes to (settings.dir), while it still writes; nullopt otherwise.
+  std::optional<std::filesystem::path> writable_path() const;
 
   /// Every entry file of the writable folder, then of each read-only folder, sorted by path
   /// within each folder.

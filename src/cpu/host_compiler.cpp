@@ -232,13 +232,57 @@ HostCompilerSearch HostCompilerSearch::from_environment() {
   return search;
 }
 
-HostCompiler resolve_host_compiler(const HostCompilerSearch& search) {
+namespace {
+
+// Whether the file's own signature says which compiler runs: an ELF executable that is not a
+// compiler wrapper. A script, or ccache/sccache/distcc (whose file stays the same when the
+// compiler behind it is upgraded), is asked every time.
+bool signature_names_the_compiler(const fs::path& resolved) {
+  const std::string name = resolved.filename().string();
+  for (const char* wrapper : {"ccache", "sccache", "distcc", "icecc", "buildcache"}) {
+    if (name.find(wrapper) != std::string::npos) return false;
+  }
+  std::ifstream file(resolved, std::ios::binary);
+  char magic[4] = {};
+  return file.read(magic, sizeof magic) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
+}  // namespace
+
+std::string compiler_file_signature(const std::string& path) {
+  std::error_code error;
+  const fs::path resolved = fs::canonical(path, error);
+  struct stat info {};
+  if (error || ::stat(resolved.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+      !signature_names_the_compiler(resolved)) {
+    return {};
+  }
+  // The name it is run by too: GCC's `--version` line starts with it ("c++ (Debian ...)").
+  return fmt::format("{} -> {} dev {} inode {} size {} mtime {}.{:09} ctime {}.{:09}", path,
+                     resolved.string(),
+                     static_cast<unsigned long long>(info.st_dev),
+                     static_cast<unsigned long long>(info.st_ino),
+                     static_cast<long long>(info.st_size), static_cast<long long>(info.st_mtim.tv_sec),
+                     static_cast<long>(info.st_mtim.tv_nsec), static_cast<long long>(info.st_ctim.tv_sec),
+                     static_cast<long>(info.st_ctim.tv_nsec));
+}
+
+HostCompiler resolve_host_compiler(const HostCompilerSearch& search, SelfReportMemo* memo) {
   HostCompiler compiler;
   compiler.path = find_compiler(search);
   std::error_code error;
   const fs::path resolved = fs::canonical(compiler.path, error);
-  const std::string version = first_output_line(compiler.path, "--version");
-  const std::string target = first_output_line(compiler.path, "-dumpmachine");
+  const std::string signature = memo ? compiler_file_signature(compiler.path) : std::string();
+  std::optional<CompilerSelfReport> report;
+  if (!signature.empty()) report = memo->recall(signature);
+  if (!report) {
+    report = CompilerSelfReport{first_output_line(compiler.path, "--version"),
+                                first_output_line(compiler.path, "-dumpmachine")};
+    if (!signature.empty()) memo->remember(signature, *report);
+  }
+  const std::string& version = report->version;
+  const std::string& target = report->target;
   compiler.identity =
       fmt::format("{}; target {}; {}", version, target, error ? compiler.path : resolved.string());
   compiler.flags.assign(std::begin(kBaseFlags), std::end(kBaseFlags));
@@ -266,9 +310,9 @@ HostCompiler resolve_host_compiler(const HostCompilerSearch& search) {
   return compiler;
 }
 
-const HostCompiler& host_compiler() {
+const HostCompiler& host_compiler(SelfReportMemo* memo) {
   static const HostCompiler compiler =
-      resolve_host_compiler(HostCompilerSearch::from_environment());
+      resolve_host_compiler(HostCompilerSearch::from_environment(), memo);
   return compiler;
 }
 

@@ -46,14 +46,41 @@ struct HostCompilerSearch {
   static HostCompilerSearch from_environment();
 };
 
-/// Finds the compiler, runs it for its identity, and puts its flags together. Throws
+/// What the compiler says of itself: the first lines of `--version` and of `-dumpmachine`.
+struct CompilerSelfReport {
+  std::string version;
+  std::string target;
+};
+
+/// Where self-reports are remembered between processes (engine: cache/compiler_memo), so that
+/// a warm process does not run the compiler twice (5-20 ms) to build its cache keys. Keyed by
+/// compiler_file_signature(): the report is asked again when the compiler file changes.
+class SelfReportMemo {
+ public:
+  virtual ~SelfReportMemo() = default;
+  /// The report remembered under `signature`, or nullopt.
+  virtual std::optional<CompilerSelfReport> recall(const std::string& signature) = 0;
+  /// Remembers `report` under `signature`; failures are the memo's to swallow.
+  virtual void remember(const std::string& signature, const CompilerSelfReport& report) = 0;
+};
+
+/// What identifies the compiler file `path` as ccache's `compiler_check=mtime` does, with more:
+/// the path as run (GCC's `--version` names it), the resolved path, device, inode, size,
+/// modification and status-change times (an upgrade,
+/// a reinstall or a replacement changes one of them). Empty, so never remembered, when the file
+/// cannot be examined, is not an ELF executable (a script) or is a compiler wrapper (ccache,
+/// sccache, distcc: the compiler behind them changes without them).
+std::string compiler_file_signature(const std::string& path);
+
+/// Finds the compiler, asks it for its self-report (or takes the one `memo` remembers for its
+/// file signature, and else gives the memo the new one), and puts its flags together. Throws
 /// jitvec::TargetError when JITVEC_CXX names no executable, when no compiler is found, or when
 /// the compiler does not run.
-HostCompiler resolve_host_compiler(const HostCompilerSearch& search);
+HostCompiler resolve_host_compiler(const HostCompilerSearch& search, SelfReportMemo* memo = nullptr);
 
-/// The process's host compiler, resolved from the environment on first use (a failed
-/// resolution throws, and is tried again on the next call).
-const HostCompiler& host_compiler();
+/// The process's host compiler, resolved from the environment on first use, through `memo`
+/// when given (a failed resolution throws, and is tried again on the next call).
+const HostCompiler& host_compiler(SelfReportMemo* memo = nullptr);
 
 /// Removes the host compiler's scratch folders ("jitvec-cxx-<pid>-*") in `parent` that the
 /// current user owns and whose process is gone or that are over a day old: what killed

@@ -13,6 +13,7 @@
 #include "kernels/module_source.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "core/log.hpp"
+#include "cache/compiler_memo.hpp"
 #include "cpu/host_compiler.hpp"
 #include "jitvec/errors.hpp"
 #include "jitvec/version.hpp"
@@ -186,9 +187,15 @@ cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch
 
 namespace {
 
-// The host compiler for `def`: fastmath's loops may contract a * b + c.
-cpu::HostCompiler host_compiler_for(const LoopDefinition& def) {
-  cpu::HostCompiler compiler = cpu::host_compiler();
+// The host compiler for `def`: fastmath's loops may contract a * b + c. The process resolves
+// it once; its self-report is remembered in `disk`'s writable folder (cache/compiler_memo.hpp),
+// so a warm process runs no compiler at all.
+cpu::HostCompiler host_compiler_for(const LoopDefinition& def, const cache::DiskCache* disk) {
+  std::optional<cache::FolderSelfReportMemo> memo;
+  if (disk) {
+    if (std::optional<std::filesystem::path> folder = disk->writable_path()) memo.emplace(*folder);
+  }
+  cpu::HostCompiler compiler = cpu::host_compiler(memo ? &*memo : nullptr);
   if (def.contract) {
     for (std::string& flag : compiler.flags) {
       if (flag == "-ffp-contract=off") flag = "-ffp-contract=fast";
@@ -199,8 +206,9 @@ cpu::HostCompiler host_compiler_for(const LoopDefinition& def) {
 
 }  // namespace
 
-cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& source) {
-  const cpu::HostCompiler compiler = host_compiler_for(def);
+cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& source,
+                              const cache::DiskCache* disk) {
+  const cpu::HostCompiler compiler = host_compiler_for(def, disk);
   cache::CacheKey key;
   add_common_fields(key, def);
   key.add("target", "host");
@@ -255,7 +263,7 @@ std::optional<CudaBinaries> find_cuda_loop(const LoopDefinition& def, const std:
 std::optional<HostBinary> find_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                                          BuildCounters& counters) {
   if (!disk) return std::nullopt;
-  const cache::CacheKey key = host_loop_key(def, host_key_source(def));
+  const cache::CacheKey key = host_loop_key(def, host_key_source(def), disk);
   return lookup<HostBinary>(key, key.hex(), host_what(def), *disk, counters, unpack_host);
 }
 
@@ -282,13 +290,13 @@ CudaBinaries build_cuda_loop(const LoopDefinition& def, const std::string& arch,
 HostBinary build_host_loop(const LoopDefinition& def, cache::DiskCache* disk,
                            BuildCounters& counters, LookupMode mode) {
   const std::string key_source = host_key_source(def);
-  const cache::CacheKey key = host_loop_key(def, key_source);
+  const cache::CacheKey key = host_loop_key(def, key_source, disk);
   return lookup_or_compile<HostBinary>(
       key, host_what(def), disk, counters, mode, unpack_host, [&](cache::CacheEntry& entry) {
         const std::string source = host_full_source(def, key_source);
         std::string so;
         try {
-          so = cpu::compile_shared_object(source, def.ufunc->name, host_compiler_for(def));
+          so = cpu::compile_shared_object(source, def.ufunc->name, host_compiler_for(def, disk));
         } catch (const CompileError& e) {
           throw codegen::with_user_lines(e, source, *def.ufunc, def.helpers);
         }

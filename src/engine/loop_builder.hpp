@@ -117,9 +117,11 @@ std::optional<HostBinary> find_host_loop(const LoopDefinition& def, cache::DiskC
 
 /// The cache key of a GPU loop (exposed for tests and `jitvec cache`); `source` is what the
 /// key hashes of the text: a method module's whole text, a map loop's common text
-/// (kernels::cuda_module_common / host_module_common).
+/// (kernels::cuda_module_common / host_module_common). host_loop_key's `disk`: where the host
+/// compiler's self-report may be remembered (its writable folder), or nullptr.
 cache::CacheKey cuda_loop_key(const LoopDefinition& def, const std::string& arch,
                               const std::string& source);
-cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& source);
+cache::CacheKey host_loop_key(const LoopDefinition& def, const std::string& source,
+                              const cache::DiskCache* disk = nullptr);
 
 }  // namespace jitvec::engine

@@ -38,7 +38,7 @@ constexpr const char* kVectorStore =
 
 constexpr const char* kContig = R"(extern "C" __global__ void __launch_bounds__(${block}) ${name}(${params}) {
   const long long step = static_cast<long long>(gridDim.x) * ${block};
-  for (long long i = static_cast<long long>(blockIdx.x) * ${block} + threadIdx.x; i < n; i += step)
+${stand_in_loop}  for (long long i = static_cast<long long>(blockIdx.x) * ${block} + threadIdx.x; i < n; i += step)
     ${element}
 }
 )";
@@ -60,9 +60,18 @@ std::string contig_vec_text(const codegen::LoopSpec& spec, const ScalarPattern& 
                {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
 }
 
+// jitvec_contig's fixed-pattern copies exist only as stand-ins (kernel_kinds.hpp: the kind has
+// no pattern copies in a module), run while the call's own kernel compiles. Their loop is kept
+// rolled: NVRTC would unroll it four times, inlining the user's function in each copy, and the
+// stand-in exists to compile fast (bench/NOTES.md, "Session 12: the stand-in's compile").
+constexpr const char* kStandInLoop =
+    "  // A stand-in: run only while this call's own kernel compiles, so kept quick to compile.\n"
+    "#pragma unroll 1\n";
+
 std::string contig_text(const codegen::LoopSpec& spec, const ScalarPattern& pattern) {
   return fill(kContig, {{"block", std::to_string(kCudaBlock)},
                         {"name", kernel_name(KernelKind::contig, pattern.fixed)},
+                        {"stand_in_loop", pattern.fixed ? kStandInLoop : ""},
                         {"params", kernel_parameters(spec, ShapeBlock::count)},
                         {"element", element_store(spec, pattern, "in${k}[i]", "out${s}[i]")}});
 }

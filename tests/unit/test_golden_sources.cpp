@@ -17,6 +17,7 @@
 #include "catch.hpp"
 #include "kernels/host_prelude.hpp"
 #include "engine/reduction.hpp"
+#include "kernels/kernel_kinds.hpp"
 #include "kernels/module_source.hpp"
 #include "kernels/reduction_source.hpp"
 
@@ -114,6 +115,13 @@ TEST_CASE("generated sources match the golden files", "[kernels][golden]") {
       whole += text;
     }
     CHECK(kernels::generate_cuda_source(g.ufunc, {}, spec) == whole);
+    // The stand-ins' own copies (built only while a first call's kernel compiles).
+    for (const kernels::KernelVariant& v : kernels::stand_in_variants(spec)) {
+      const std::string name = kernels::kernel_name(v);
+      const std::string text = kernels::variant_text(spec, v);
+      check_golden(folder + name + ".cu", text);
+      CHECK(kernels::generate_cuda_source(g.ufunc, {}, spec, {name}) == common + text);
+    }
     // The host module less the host prelude (fixed text, tested in test_cpu_prelude.cpp).
     const std::string host = kernels::host_module_common(g.ufunc, {}, spec);
     const std::string_view prelude = kernels::host_prelude();
