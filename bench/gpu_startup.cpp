@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <cstdlib>
@@ -107,7 +108,8 @@ Record summarize(const std::string& record_name, const std::string& case_name, b
         "the floor of any NVRTC-based first call: fresh process (re-exec), NVRTC's own cache off "
         "(CUDA_CACHE_DISABLE=1), NVRTC loaded before the clock (as jitvec's preload does during the "
         "context); time from after the context to the first result on the host: {} + "
-        "cuModuleLoadData + upload of 2 x 1024 floats + one cuLaunchKernel + copy back; median of {} runs",
+        "cuModuleLoadData + upload of 2 x 1024 floats + one cuLaunchKernel + copy back (inputs made "
+        "before the clock, checked after it); median of {} runs",
         cold ? "nvrtcCompileProgram of a one-line add kernel with jitvec's NVRTC options (no prelude)"
              : "reading that kernel's cubin from a file",
         runs.size());
@@ -117,7 +119,8 @@ Record summarize(const std::string& record_name, const std::string& case_name, b
       "fresh process (re-exec) with NVRTC's own cache off (CUDA_CACHE_DISABLE=1), {}; time from "
       "after the context (and the first device allocation) to the first result on the host: "
       "Engine + definitions + upload of 1024 elements + the first call as the {} sample makes "
-      "it (compiling or loading its kernel) + copy back; median of {} runs",
+      "it (compiling or loading its kernel) + copy back (the inputs made before the clock, the "
+      "result checked against float64 after it); median of {} runs",
       cold ? "an empty jitvec cache" : "the jitvec cache a cold run filled", case_name, runs.size());
   return record;
 }
@@ -136,15 +139,52 @@ constexpr const char* kFloorSource =
     "  if (i < n) c[i] = a[i] + b[i];\n"
     "}\n";
 
+// Every case's inputs, made before the clock starts: generating them is the benchmark's work,
+// not the library's (and neither is checking the result, done after the clock stops).
+struct CaseInputs {
+  std::vector<float> x = uniform_floats(kElements, -3.0, 3.0, 11);
+  std::vector<float> y = uniform_floats(kElements, 0.5, 4.0, 12);
+  std::vector<float> t = uniform_floats(kElements, -3.0, 3.0, 13);
+  std::vector<std::int16_t> v;
+  CaseInputs() : v(static_cast<std::size_t>(kElements)) {
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int16_t>(x[i] * 1000.0f);
+  }
+};
+
+// What the timed part of a child leaves: the result on the host (int16 results exactly as
+// floats) and the time of each phase, in ms.
+struct FirstResult {
+  std::vector<float> values;
+  Figures phases;
+};
+
+// Times the phases of a first result one after another: each lap() ends one.
+class PhaseClock {
+ public:
+  explicit PhaseClock(Figures& phases) : phases_(phases), last_(Clock::now()) {}
+  void lap(const char* name) {
+    const Clock::time_point now = Clock::now();
+    phases_[name] = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  Figures& phases_;
+  Clock::time_point last_;
+};
+
 // The floor case: NVRTC (cold) or a cubin file (warm), the driver, one launch; no Engine.
-// Returns whether the result was right; sets the figures it measured.
-bool floor_call(const std::filesystem::path& cache_dir, double& compile_ms, int& compiles) {
+// Sets the figures it measured (compile_ms, compiles and the phases).
+FirstResult floor_call(const std::filesystem::path& cache_dir, const CaseInputs& in, double& compile_ms,
+                       int& compiles) {
   namespace cuda = jitvec::cuda;
+  FirstResult result;
+  PhaseClock clock(result.phases);
   const std::filesystem::path cubin_file = cache_dir / "startup_floor_add.cubin";
   std::string cubin, ptx;
   if (std::filesystem::exists(cubin_file)) {
-    std::ifstream in(cubin_file, std::ios::binary);
-    cubin.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::ifstream in_file(cubin_file, std::ios::binary);
+    cubin.assign(std::istreambuf_iterator<char>(in_file), std::istreambuf_iterator<char>());
   } else {
     const Clock::time_point t0 = Clock::now();
     const cuda::DeviceInfo& info = cuda::device_info(0);
@@ -158,10 +198,10 @@ bool floor_call(const std::filesystem::path& cache_dir, double& compile_ms, int&
   }
   const cuda::Module module = cuda::Module::load(0, cubin, ptx);
   const CUfunction kernel = module.function("startup_floor_add");
-  const std::vector<float> x = uniform_floats(kElements, -3.0, 3.0, 11);
-  const std::vector<float> y = uniform_floats(kElements, 0.5, 4.0, 12);
-  const jitvec::Array xd = jitvec::to_device(x), yd = jitvec::to_device(y);
+  clock.lap("kernel_ms");
+  const jitvec::Array xd = jitvec::to_device(in.x), yd = jitvec::to_device(in.y);
   const jitvec::Array out = jitvec::Array::empty(jitvec::DType::float32, {kElements}, jitvec::Memory::device, 0);
+  clock.lap("upload_ms");
   const void* a = xd.data();
   const void* b = yd.data();
   void* c = out.data();
@@ -171,57 +211,94 @@ bool floor_call(const std::filesystem::path& cache_dir, double& compile_ms, int&
                                           parameters, nullptr),
               "cuLaunchKernel");
   cuda::check(cuda::driver().ctxSynchronize(), "cuCtxSynchronize");
-  const std::vector<float> got = out.to_vector<float>();
+  clock.lap("call_ms");
+  result.values = out.to_vector<float>();
+  clock.lap("download_ms");
+  return result;
+}
+
+bool floor_passed(const CaseInputs& in, const std::vector<float>& got) {
   return check_output(got, [&](std::int64_t i) {
            const auto k = static_cast<std::size_t>(i);
-           return static_cast<double>(x[k]) + static_cast<double>(y[k]);
+           return static_cast<double>(in.x[k]) + static_cast<double>(in.y[k]);
          }, kAddFloat32).passed();
 }
 
 // The first call of case `name`, made the way its sample makes it (device arrays in, the result
-// copied back), checked against float64. Returns whether it passed.
-bool first_call(const std::string& name, jitvec::Engine& engine, const std::filesystem::path& samples) {
-  const std::vector<float> x = uniform_floats(kElements, -3.0, 3.0, 11);
-  const std::vector<float> y = uniform_floats(kElements, 0.5, 4.0, 12);
+// copied back). Phases: definitions_ms (the definition file read, or the ufunc defined),
+// upload_ms, call_ms (the call: its kernel compiled or loaded, launched), download_ms (the copy
+// back, which waits for the kernel).
+FirstResult first_call(const std::string& name, jitvec::Engine& engine, const std::filesystem::path& samples,
+                       const CaseInputs& in) {
+  FirstResult result;
+  PhaseClock clock(result.phases);
   if (name == "gaussian_pdf") {
     engine.load_definitions(samples / "gaussian_pdf.toml");
-    const jitvec::Array xd = jitvec::to_device(x);
-    const std::vector<float> out = engine.ufunc("gaussian_pdf")(xd, 0.0f, 1.0f).to_vector<float>();
-    return check_output(out, [&](std::int64_t i) { return gaussian_pdf_reference(x[static_cast<std::size_t>(i)], 0, 1); },
+    const jitvec::Ufunc f = engine.ufunc("gaussian_pdf");
+    clock.lap("definitions_ms");
+    const jitvec::Array xd = jitvec::to_device(in.x);
+    clock.lap("upload_ms");
+    const jitvec::Array out = f(xd, 0.0f, 1.0f);
+    clock.lap("call_ms");
+    result.values = out.to_vector<float>();
+  } else if (name == "polar_distance") {
+    engine.load_definitions(samples / "polar_distance.toml");
+    const jitvec::Ufunc f = engine.ufunc("polar_distance");
+    clock.lap("definitions_ms");
+    const jitvec::Array r1 = jitvec::to_device(in.y), t1 = jitvec::to_device(in.x), r2 = jitvec::to_device(in.y),
+                        t2 = jitvec::to_device(in.t);
+    clock.lap("upload_ms");
+    const jitvec::Array out = f(r1, t1, r2, t2);
+    clock.lap("call_ms");
+    result.values = out.to_vector<float>();
+  } else if (name == "zero_suppress") {
+    engine.load_definitions(samples / "zero_suppress.toml");
+    const jitvec::Ufunc f = engine.ufunc("zero_suppress");
+    clock.lap("definitions_ms");
+    const jitvec::Array vd = jitvec::to_device(in.v);
+    clock.lap("upload_ms");
+    const jitvec::Array out = f(vd, std::int16_t{1500});
+    clock.lap("call_ms");
+    const std::vector<std::int16_t> got = out.to_vector<std::int16_t>();
+    result.values.assign(got.begin(), got.end());
+  } else if (name == "add") {
+    const jitvec::Ufunc add = engine.vectorize("startup_add", {"float32(float32, float32)"}, kAddSource);
+    clock.lap("definitions_ms");
+    const jitvec::Array xd = jitvec::to_device(in.x), yd = jitvec::to_device(in.y);
+    clock.lap("upload_ms");
+    const jitvec::Array out = add(xd, yd);
+    clock.lap("call_ms");
+    result.values = out.to_vector<float>();
+  } else {
+    throw std::runtime_error("no start-up case named '" + name + "'");
+  }
+  clock.lap("download_ms");
+  return result;
+}
+
+// Whether case `name`'s result is right, against float64.
+bool first_call_passed(const std::string& name, const CaseInputs& in, const std::vector<float>& got) {
+  if (name == "gaussian_pdf") {
+    return check_output(got, [&](std::int64_t i) { return gaussian_pdf_reference(in.x[static_cast<std::size_t>(i)], 0, 1); },
                         kGaussianFloat32).passed();
   }
   if (name == "polar_distance") {
-    engine.load_definitions(samples / "polar_distance.toml");
-    const std::vector<float> t = uniform_floats(kElements, -3.0, 3.0, 13);
-    const jitvec::Array r1 = jitvec::to_device(y), t1 = jitvec::to_device(x), r2 = jitvec::to_device(y),
-                        t2 = jitvec::to_device(t);
-    const std::vector<float> out = engine.ufunc("polar_distance")(r1, t1, r2, t2).to_vector<float>();
-    return check_output(out, [&](std::int64_t i) {
+    return check_output(got, [&](std::int64_t i) {
              const auto k = static_cast<std::size_t>(i);
-             return polar_distance_reference(y[k], x[k], y[k], t[k]);
+             return polar_distance_reference(in.y[k], in.x[k], in.y[k], in.t[k]);
            }, kPolarFloat32).passed();
   }
   if (name == "zero_suppress") {
-    engine.load_definitions(samples / "zero_suppress.toml");
-    std::vector<std::int16_t> v(static_cast<std::size_t>(kElements));
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int16_t>(x[i] * 1000.0f);
-    const jitvec::Array vd = jitvec::to_device(v);
-    const std::vector<std::int16_t> out =
-        engine.ufunc("zero_suppress")(vd, std::int16_t{1500}).to_vector<std::int16_t>();
-    std::vector<float> got(out.begin(), out.end());
-    return check_output(got, [&](std::int64_t i) { return zero_suppress_reference(v[static_cast<std::size_t>(i)], 1500); },
+    return check_output(got, [&](std::int64_t i) { return zero_suppress_reference(in.v[static_cast<std::size_t>(i)], 1500); },
                         kExact).passed();
   }
-  if (name == "add") {
-    const jitvec::Ufunc add = engine.vectorize("startup_add", {"float32(float32, float32)"}, kAddSource);
-    const jitvec::Array xd = jitvec::to_device(x), yd = jitvec::to_device(y);
-    const std::vector<float> out = add(xd, yd).to_vector<float>();
-    return check_output(out, [&](std::int64_t i) {
-             const auto k = static_cast<std::size_t>(i);
-             return static_cast<double>(x[k]) + static_cast<double>(y[k]);
-           }, kAddFloat32).passed();
-  }
-  throw std::runtime_error("no start-up case named '" + name + "'");
+  return floor_passed(in, got);  // add: the floor's sum
+}
+
+std::string phase_figures(const Figures& phases) {
+  std::string text;
+  for (const auto& [key, value] : phases) text += fmt::format(" {}={}", key, value);
+  return text;
 }
 
 }  // namespace
@@ -233,16 +310,18 @@ int run_startup_child(const std::filesystem::path& cache_dir, const std::string&
   // it is the driver's, paid by every CUDA program.
   { const jitvec::Array first = jitvec::Array::empty(jitvec::DType::float32, {kElements},
                                                      jitvec::Memory::device, 0); }
+  const CaseInputs inputs;
   if (case_name == kFloorCase) {
     (void)jitvec::compile::nvrtc_version();  // NVRTC loaded before the clock, as jitvec's preload is
     const double context_ms = ms_since(main_start);
     const Clock::time_point started = Clock::now();
     double compile_ms = 0;
     int compiles = 0;
-    const bool passed = floor_call(cache_dir, compile_ms, compiles);
+    const FirstResult result = floor_call(cache_dir, inputs, compile_ms, compiles);
     const double first_result_ms = ms_since(started);
-    fmt::print("{} context_ms={} first_result_ms={} compile_ms={} compiles={} verified={}\n", kResultMarker,
-               context_ms, first_result_ms, compile_ms, compiles, passed ? 1 : 0);
+    const bool passed = floor_passed(inputs, result.values);
+    fmt::print("{} context_ms={} first_result_ms={} compile_ms={} compiles={}{} verified={}\n", kResultMarker,
+               context_ms, first_result_ms, compile_ms, compiles, phase_figures(result.phases), passed ? 1 : 0);
     return passed ? 0 : 1;
   }
   const double context_ms = ms_since(main_start);
@@ -253,8 +332,10 @@ int run_startup_child(const std::filesystem::path& cache_dir, const std::string&
   options.cache.read_only_dirs = std::vector<std::filesystem::path>{};
   options.cache.disabled = false;
   jitvec::Engine engine(options);
-  const bool passed = first_call(case_name, engine, samples);
+  const double engine_ms = ms_since(started);
+  const FirstResult result = first_call(case_name, engine, samples, inputs);
   const double first_result_ms = ms_since(started);
+  const bool passed = first_call_passed(case_name, inputs, result.values);
   const jitvec::EngineStats stats = engine.stats();
   // What the cache folder holds after the call (after the clock stopped): in a warm run, every
   // entry the cold run stored (a cold run may still be storing: its workers end at exit).
@@ -267,10 +348,11 @@ int run_startup_child(const std::filesystem::path& cache_dir, const std::string&
     largest_entry = std::max(largest_entry, size);
   }
   fmt::print("{} context_ms={} first_result_ms={} compile_ms={} disk_read_ms={} module_load_ms={} "
-             "compiles={} disk_hits={} cache_bytes={} cache_largest_entry={} verified={}\n",
+             "compiles={} disk_hits={} cache_bytes={} cache_largest_entry={} engine_ms={}{} verified={}\n",
              kResultMarker, context_ms, first_result_ms, stats.compile_seconds * 1e3,
              stats.disk_read_seconds * 1e3, stats.load_seconds * 1e3, stats.compiles,
-             stats.disk_hits, cache_bytes, largest_entry, passed ? 1 : 0);
+             stats.disk_hits, cache_bytes, largest_entry, engine_ms, phase_figures(result.phases),
+             passed ? 1 : 0);
   return passed ? 0 : 1;
 }
 

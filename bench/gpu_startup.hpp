@@ -15,7 +15,10 @@
 // The cases: gaussian_pdf (a device array and two scalars), polar_distance (four device
 // arrays), zero_suppress (an int16 device array and a scalar), add (two float32 device arrays),
 // and nvrtc_floor (add's kernel in one line, NVRTC and the driver alone: the ceiling).
-// The child checks its result against float64 and prints one line that the parent parses.
+// The child makes its inputs before the clock starts and checks its result against float64
+// after it stops (neither is the library's work), times each phase (engine_ms, definitions_ms,
+// upload_ms, call_ms, download_ms; the floor: kernel_ms for its compile or file read and load)
+// and prints one line that the parent parses.
 // Cold runs each get a new empty folder; warm runs share a folder that one cold run filled.
 // Folders are removed afterwards.
 #pragma once

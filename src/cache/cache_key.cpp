@@ -59,10 +59,12 @@ std::string CacheKey::hex() const {
   }
   XXH128_canonical_t canonical;
   XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(&state));
-  std::string hex;
-  hex.reserve(2 * sizeof(canonical.digest));
-  for (unsigned char byte : canonical.digest)
-    fmt::format_to(std::back_inserter(hex), "{:02x}", byte);
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex(2 * sizeof(canonical.digest), '0');
+  for (std::size_t i = 0; i < sizeof(canonical.digest); ++i) {
+    hex[2 * i] = kDigits[canonical.digest[i] >> 4];
+    hex[2 * i + 1] = kDigits[canonical.digest[i] & 0xF];
+  }
   return hex;
 }
 

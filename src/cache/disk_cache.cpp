@@ -382,7 +382,10 @@ std::filesystem::path DiskCache::own_entry_path(const std::filesystem::path& fol
 }
 
 std::optional<CacheEntry> DiskCache::load(const CacheKey& key) {
-  const std::string hex = folders_.empty() ? std::string() : key.hex();
+  return load(key, folders_.empty() ? std::string() : key.hex());
+}
+
+std::optional<CacheEntry> DiskCache::load(const CacheKey& key, const std::string& hex) {
   for (const Folder& folder : folders_) {
     // The user's own subfolder first: it exists only where the shared one belongs to another
     // user, whose entries would be refused (with a warning) anyway.
@@ -418,7 +421,7 @@ std::optional<CacheEntry> DiskCache::load(const CacheKey& key) {
             ::utimensat(AT_FDCWD, file.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
           }
           ++hits_;
-          detail::log().debug("kernel cache hit: {}", file.string());
+          detail::log().debug("kernel cache hit: {}", file.native());
           return std::move(read.entry);
       }
     }

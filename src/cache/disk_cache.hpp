@@ -125,6 +125,8 @@ class DiskCache {
   /// equal key.fields(); nullopt otherwise. A hit in the writable folder refreshes the entry's
   /// modification time.
   std::optional<CacheEntry> load(const CacheKey& key);
+  /// The same, for a caller that already holds `key_hex` (== key.hex(), which hashes every field).
+  std::optional<CacheEntry> load(const CacheKey& key, const std::string& key_hex);
 
   /// Writes `entry` under `key`, atomically, replacing any entry (damaged or not) there. The
   /// file records key.fields() (the entry's own key_fields are not used) and, if

@@ -109,7 +109,7 @@ std::optional<Binaries> lookup(const cache::CacheKey& key, const std::string& ke
                                const std::string& what, cache::DiskCache& disk,
                                BuildCounters& counters, Unpack unpack) {
   const auto lookup_started = std::chrono::steady_clock::now();
-  if (auto hit = disk.load(key)) {
+  if (auto hit = disk.load(key, key_hex)) {
     if (std::optional<Binaries> binaries = unpack(std::move(*hit))) {
       counters.disk_hits++;
       counters.disk_read_microseconds += microseconds_since(lookup_started);
