@@ -16,6 +16,7 @@
 
 #include "core/array_access.hpp"
 #include "core/array_layout.hpp"
+#include "core/host_memory.hpp"
 #include "core/strided_copy.hpp"
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
@@ -24,13 +25,6 @@
 
 namespace jitvec {
 namespace {
-
-// Host allocations are 64-byte aligned so vectorized loops and copies start on cache lines.
-std::shared_ptr<void> allocate_host(std::size_t bytes) {
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-  if (!p) throw std::bad_alloc();
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-}
 
 // Small blocks are recycled per stream (cuda/block_cache.hpp): a steady stream of small
 // temporaries costs no driver call. The deleter frees on the allocation's stream.
@@ -71,7 +65,7 @@ template <class Work> auto needing_gpu(const char* what, Work work) {
 
 // The memory of a new array of `bytes`, or null for 0 bytes of device memory.
 std::shared_ptr<void> allocate(std::size_t bytes, Memory memory, int device, Stream stream) {
-  if (memory == Memory::host) return allocate_host(bytes);
+  if (memory == Memory::host) return core::allocate_host_block(bytes);  // core/host_memory.hpp
   if (bytes == 0) return nullptr;
   return needing_gpu("Array::empty(Memory::device)",
                      [&] { return allocate_device(bytes, device, stream); });
