@@ -32,6 +32,7 @@ int run_cli(int argc, char** argv) {
   CommandAction chosen;
   add_compile_command(app, chosen);
   add_cache_command(app, chosen);
+  add_check_command(app, chosen);
   add_info_command(app, chosen);
 
   try {
