@@ -78,7 +78,7 @@ struct VectorizeOptions {
   /// The ranges accuracy reports sweep the inputs over (jitvec/accuracy.hpp), by input name;
   /// an input without one sweeps its type's whole finite range. `[ufuncs.NAME.ranges]` in a
   /// definition file (`x = [-10, 10]`).
-  std::vector<InputRange> ranges;
+  std::vector<InputRange> ranges{};
 };
 
 /// Counters since the engine was made (all threads, all targets).

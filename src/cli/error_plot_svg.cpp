@@ -85,7 +85,7 @@ std::string curve_panel(const AccuracyCurve& curve, double top, int decades) {
     svg += label(x, y0 + 19, "middle", fmt::format("{:g}", v));
   }
   svg += label((kLeft + kRight) / 2, y0 + 40, "middle", curve.input);
-  svg += fmt::format(R"(<text x="{0:.1f}" y="{1:.1f}" text-anchor="middle" transform="rotate(-90 {0:.1f} {1:.1f})">)"
+  svg += fmt::format(R"svg(<text x="{0:.1f}" y="{1:.1f}" text-anchor="middle" transform="rotate(-90 {0:.1f} {1:.1f})">)svg"
                      "max error (ulps, log scale)</text>\n",
                      kLeft - 60, (y0 + y1) / 2);
   const double bar = (kRight - kLeft) / static_cast<double>(curve.max_ulps.size());

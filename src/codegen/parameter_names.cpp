@@ -25,6 +25,20 @@ std::optional<std::size_t> closing_paren(const Tokens& tokens, std::size_t open)
   return std::nullopt;
 }
 
+// Whether the token before the name at `at` can end a declaration's return type (a type name,
+// a qualifier, `>`, `*`, `&`), rather than begin an expression (`=`, `(`, `return`).
+bool after_a_type(const Tokens& tokens, std::size_t at) {
+  if (at == 0) return false;
+  const SourceToken& before = tokens[at - 1];
+  if (before.kind == SourceToken::Kind::identifier) {
+    for (const char* keyword : {"return", "else", "do", "case", "throw", "new", "delete", "sizeof"}) {
+      if (before.text == keyword) return false;
+    }
+    return true;
+  }
+  return is(before, ">") || is(before, "*") || is(before, "&");
+}
+
 // Whether the tokens after a parameter list's `)` at `close` make it a declaration: a body
 // (after qualifiers and a trailing return type) or a `;`, before any other statement.
 bool declares(const Tokens& tokens, std::size_t close) {
@@ -77,7 +91,7 @@ std::vector<std::string> parameter_names(std::string_view source, const std::str
   std::vector<std::string> found;
   for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
     if (tokens[i].kind != SourceToken::Kind::identifier || tokens[i].text != name ||
-        !is(tokens[i + 1], "(")) {
+        !is(tokens[i + 1], "(") || !after_a_type(tokens, i)) {
       continue;
     }
     const std::optional<std::size_t> close = closing_paren(tokens, i + 1);

@@ -92,7 +92,7 @@ struct UfuncDefinition {
   /// `fastmath = true`: VectorizeOptions::fastmath.
   bool fastmath = false;
   /// `[ufuncs.NAME.ranges]`: VectorizeOptions::ranges, in file order.
-  std::vector<RangeDefinition> ranges;
+  std::vector<RangeDefinition> ranges{};
 };
 
 /// A `[fusions.NAME]` entry: registered ufuncs composed into one (Engine::fuse).
