@@ -25,8 +25,8 @@
 // Errors: the reference is rounded to the loop's result type; the error of a result is its
 // distance from that rounded value in ulps of the result type (counted through the bit
 // patterns, so a correctly rounded result is 0 ulps), and its relative error is
-// |result - reference| / |reference| against the unrounded reference (over finite, nonzero
-// references). A NaN or infinity the loop gives where the rounded reference is finite (or not
+// |result - reference| / |reference| against the unrounded reference (over finite references
+// at least the smallest normal of the result type, where it has its full precision). A NaN or infinity the loop gives where the rounded reference is finite (or not
 // NaN) is counted apart, with the first examples, as is the reverse.
 #pragma once
 

@@ -52,8 +52,9 @@ void check_options(const detail::UfuncImpl& ufunc, const AccuracyOptions& option
 // The loop's results: one host Array per output.
 std::vector<Array> run_loop(const std::shared_ptr<detail::UfuncImpl>& impl, std::size_t index,
                             Target where, const std::vector<Array>& inputs) {
-  std::vector<Arg> args;
-  for (const Array& a : inputs) args.emplace_back(where == Target::cuda ? a.to_device() : a);
+  std::vector<Array> operands;
+  for (const Array& a : inputs) operands.push_back(where == Target::cuda ? a.to_device() : a);
+  std::vector<Arg> args(operands.begin(), operands.end());
   args.emplace_back(loop(index, Casting::no));
   args.emplace_back(target(where));
   std::vector<Array> results = Ufunc(impl).call_outputs(args.data(), args.size());

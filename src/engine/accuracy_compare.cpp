@@ -39,6 +39,8 @@ void compare_results(const SampledInputs& inputs, DType result_type, const std::
     report.curves.push_back(AccuracyCurve{range.input, range.low, range.high,
                                           std::vector<double>(std::max<std::size_t>(options.bins, 1), -1.0)});
   }
+  // Relative errors only where the result type has its full precision.
+  const double smallest_normal = detail::float_limits(result_type).smallest_normal;
   std::vector<double> all_ulps;
   all_ulps.reserve(results.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -66,7 +68,7 @@ void compare_results(const SampledInputs& inputs, DType result_type, const std::
       report.max_ulps = ulps;
       report.max_ulps_at = point_at(inputs, i, got, reference);
     }
-    if (std::isfinite(reference) && reference != 0) {
+    if (std::isfinite(rounded) && std::isfinite(got) && std::fabs(reference) >= smallest_normal) {
       const double relative = std::fabs(got - reference) / std::fabs(reference);
       if (relative > report.max_relative || report.max_relative_at.inputs.empty()) {
         report.max_relative = relative;

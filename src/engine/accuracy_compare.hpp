@@ -4,7 +4,8 @@
 // compare_results() fills one report's statistics from one output: per point, the reference
 // rounded to the result type, then either a NaN/infinity apart (unexpected: the loop's, or
 // missing: the reference's) or an error in ulps (core/float_ulps.hpp) and, against a finite
-// nonzero reference, a relative error; the largest of each with its inputs, the percentiles,
+// reference of at least the result type's smallest normal (where it keeps its full precision),
+// a relative error; the largest of each with its inputs, the percentiles,
 // the histogram and one curve per input (the largest ulps per bin of the swept input's range).
 #pragma once
 

@@ -20,7 +20,7 @@ using jitvec::test::TempFolder;
 
 namespace {
 
-const char* kDefinitions = R"(
+const char* kDefinitions = R"toml(
 [ufuncs.one_minus_cos]
 signatures = ["float32(float32)", "float64(float64)"]
 source = '''
@@ -34,7 +34,7 @@ signatures = ["float32(float32, float32)"]
 source = '''
 float plain(float a, float b) { return a * b; }
 '''
-)";
+)toml";
 
 struct CheckFixture {
   TempFolder scratch;
