@@ -79,30 +79,26 @@ std::string what_to_write(const detail::UfuncImpl& ufunc, const Signature& wide)
 }  // namespace
 
 std::optional<Signature> wider_signature(const Signature& loop, std::string& why) {
-  Signature wide;
-  auto widen = [&](DType t, const char* role, std::size_t index) -> bool {
-    if (t == DType::float64) {
-      why = fmt::format("{} {} is float64, which has no wider type on the cpu target (long double "
-                        "is no jitvec dtype)",
-                        role, index);
-      return false;
+  // Widens `narrow` (the inputs or the results, called `role`) into `into`; false with `why`.
+  auto widen = [&why](const std::vector<DType>& narrow, const char* role, std::vector<DType>& into) {
+    for (std::size_t k = 0; k < narrow.size(); ++k) {
+      const std::optional<DType> w = wider(narrow[k]);
+      if (!w) {
+        why = narrow[k] == DType::float64
+                  ? fmt::format("{} {} is float64, which has no wider type on the cpu target (long double "
+                                "is no jitvec dtype)",
+                                role, k)
+                  : fmt::format("{} {} is {}: only loops whose operands are all floats (float16, "
+                                "bfloat16, float32) are measured",
+                                role, k, dtype_name(narrow[k]));
+        return false;
+      }
+      into.push_back(*w);
     }
-    const std::optional<DType> w = wider(t);
-    if (!w) {
-      why = fmt::format("{} {} is {}: only loops whose operands are all floats (float16, bfloat16, "
-                        "float32) are measured",
-                        role, index, dtype_name(t));
-      return false;
-    }
-    (std::string(role) == "input" ? wide.args : wide.results).push_back(*w);
     return true;
   };
-  for (std::size_t k = 0; k < loop.args.size(); ++k) {
-    if (!widen(loop.args[k], "input", k)) return std::nullopt;
-  }
-  for (std::size_t o = 0; o < loop.results.size(); ++o) {
-    if (!widen(loop.results[o], "result", o)) return std::nullopt;
-  }
+  Signature wide;
+  if (!widen(loop.args, "input", wide.args) || !widen(loop.results, "result", wide.results)) return std::nullopt;
   return wide;
 }
 
