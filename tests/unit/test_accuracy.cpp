@@ -189,6 +189,24 @@ TEST_CASE("accuracy: float16 is measured against float32", "[accuracy]") {
   CHECK(reports[0].unexpected_nonfinite == 0);
 }
 
+TEST_CASE("accuracy: bfloat16 against float32 on the parallel target; a range beyond the type is clamped",
+          "[accuracy]") {
+  const jitvec::Ufunc f = ufunc("bf16_scale", {"bfloat16(bfloat16)"},
+                                "template <typename T> T bf16_scale(T x) { return x * T(3) + T(1); }");
+  AccuracyOptions options = points(1024);
+  options.target = jitvec::Target::parallel;
+  options.ranges = {{"x", -1e300, 1e300}};
+  const AccuracyReport r = f.accuracy(options).at(0);
+  CHECK(r.target == jitvec::Target::parallel);
+  CHECK(r.reference == "float32(float32)");
+  CHECK(r.ranges[0].high == static_cast<double>(0x1.fep127f));  // bfloat16's largest
+  CHECK(r.ranges[0].low == -r.ranges[0].high);
+  // Two roundings in bfloat16 (x * 3, then + 1) against one of the float32 result: off by a
+  // unit now and then, never by more than a few.
+  CHECK(r.max_ulps >= 1);
+  CHECK(r.max_ulps <= 4);
+}
+
 TEST_CASE("accuracy: a source that is not generic over its float type is refused", "[accuracy]") {
   const jitvec::Ufunc plain =
       ufunc("plain_twice", {"float32(float32)"}, "float plain_twice(float x) { return x * 2.0f; }");
