@@ -26,7 +26,7 @@
 set(JITVEC_LAYERS core launch codegen kernels compile cpu cuda cache definitions engine interop)
 # <header>=<layer> for public headers outside the core layer.
 set(JITVEC_PUBLIC_HEADER_LAYERS
-    device.hpp=cuda engine.hpp=engine graph.hpp=engine gufunc.hpp=engine ufunc.hpp=engine jitvec.hpp=engine dlpack.hpp=interop)
+    accuracy.hpp=engine device.hpp=cuda engine.hpp=engine graph.hpp=engine gufunc.hpp=engine ufunc.hpp=engine jitvec.hpp=engine dlpack.hpp=interop)
 
 # Removes the symbolic links in `folder` (never what they point to), so that a facade holds
 # only what this configure puts there.

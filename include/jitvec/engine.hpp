@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "jitvec/accuracy.hpp"
 #include "jitvec/gufunc.hpp"
 #include "jitvec/scalar.hpp"
 #include "jitvec/ufunc.hpp"
@@ -74,6 +75,10 @@ struct VectorizeOptions {
   /// a fastmath loop may differ in the last bit between targets. `fastmath = true` in a
   /// definition file.
   bool fastmath = false;
+  /// The ranges accuracy reports sweep the inputs over (jitvec/accuracy.hpp), by input name;
+  /// an input without one sweeps its type's whole finite range. `[ufuncs.NAME.ranges]` in a
+  /// definition file (`x = [-10, 10]`).
+  std::vector<InputRange> ranges{};
 };
 
 /// Counters since the engine was made (all threads, all targets).

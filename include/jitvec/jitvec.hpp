@@ -5,6 +5,7 @@
 // compiler), with an on-disk cache of compiled code. See README.md for a tour.
 #pragma once
 
+#include "jitvec/accuracy.hpp"
 #include "jitvec/array.hpp"
 #include "jitvec/device.hpp"
 #include "jitvec/dtype.hpp"

@@ -182,6 +182,8 @@ struct AccumulateOptions {
 namespace detail {
 class UfuncImpl;
 }
+struct AccuracyOptions;  // jitvec/accuracy.hpp
+struct AccuracyReport;
 
 class Ufunc {
  public:
@@ -254,6 +256,14 @@ class Ufunc {
   Target default_target() const;
   /// Compiles and loads the loop for `signature` on `target` now, so the first call does not.
   void precompile(std::size_t signature_index, Target target) const;
+  /// Measures each float loop against the same source in a wider type (include
+  /// jitvec/accuracy.hpp, which says how): one report per loop and output. Throws
+  /// DefinitionError when the source cannot be called with the wider types, ArgumentError for
+  /// bad options, TargetError for the cuda target without a GPU. Source: src/engine/accuracy.cpp.
+  std::vector<AccuracyReport> accuracy(const AccuracyOptions& options) const;
+  /// The inputs' names: the parameters' names in the source, or positions ("0", "1") where it
+  /// gives none (codegen/parameter_names.hpp); accuracy ranges use them.
+  std::vector<std::string> input_names() const;
 
   explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
 

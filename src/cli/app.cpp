@@ -19,8 +19,8 @@ void print_error(const char* what) { fmt::print(stderr, "jitvec: error: {}\n", w
 }  // namespace
 
 int run_cli(int argc, char** argv) {
-  CLI::App app("jitvec: precompiles vectorized functions into jitvec's kernel cache, and "
-               "inspects that cache and this machine.",
+  CLI::App app("jitvec: precompiles vectorized functions into jitvec's kernel cache, measures "
+               "their accuracy, and inspects that cache and this machine.",
                "jitvec");
   // Set before the subcommands are added: they copy it.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
@@ -32,6 +32,7 @@ int run_cli(int argc, char** argv) {
   CommandAction chosen;
   add_compile_command(app, chosen);
   add_cache_command(app, chosen);
+  add_check_command(app, chosen);
   add_info_command(app, chosen);
 
   try {

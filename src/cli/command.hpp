@@ -34,6 +34,8 @@ using CommandAction = std::function<int()>;
 void add_compile_command(CLI::App& app, CommandAction& chosen);
 /// `jitvec cache list|show|stats|verify|prune|clear` (cache_command.cpp).
 void add_cache_command(CLI::App& app, CommandAction& chosen);
+/// `jitvec check FILE...` (check_command.cpp).
+void add_check_command(CLI::App& app, CommandAction& chosen);
 /// `jitvec info` (info_command.cpp).
 void add_info_command(CLI::App& app, CommandAction& chosen);
 

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstdint>
 #include <iterator>
@@ -42,8 +43,8 @@ constexpr std::array<std::string_view, 3> kTopLevelTables = {kHelpersTable, kUfu
 constexpr std::array<std::string_view, 1> kHelperKeys = {"source"};
 constexpr std::string_view kGufuncsTable = "gufuncs";  // generalized ufuncs (engine/gufunc.hpp)
 constexpr std::array<std::string_view, 3> kGufuncKeys = {"signatures", "layout", "source"};
-constexpr std::array<std::string_view, 6> kUfuncKeys = {"signatures", "targets", "source", "identity",
-                                                          "methods", "fastmath"};
+constexpr std::array<std::string_view, 7> kUfuncKeys = {"signatures", "targets", "source", "identity",
+                                                          "methods", "fastmath", "ranges"};
 // The ufunc methods whose loops `methods` may ask `jitvec compile` to build (issue 11).
 constexpr std::array<std::string_view, 2> kMethodNames = {"reduce", "accumulate"};
 constexpr std::array<std::string_view, 2> kFusionKeys = {"expression", "targets"};
@@ -349,6 +350,42 @@ class DefinitionParser {
       }
       result_.ufuncs.back().fastmath = flag->get();
     }
+    if (const toml::node* node = table.get("ranges")) result_.ufuncs.back().ranges = read_ranges(*node, label);
+  }
+
+  // `ranges`: a table of input name = [low, high] (two finite numbers, low <= high). The names
+  // are checked against the source's parameters by the engine.
+  std::vector<RangeDefinition> read_ranges(const toml::node& node, const std::string& label) const {
+    const toml::table* ranges = node.as_table();
+    if (ranges == nullptr) {
+      fail(node.source().begin.line, label,
+           fmt::format("'ranges' must be a table of input = [low, high] ([{}.ranges], then x = [-10, 10]), "
+                       "not {}",
+                       label, type_name(node)));
+    }
+    std::vector<RangeDefinition> result;
+    for (const Entry& entry : entries_in_file_order(*ranges)) {
+      const toml::array* bounds = entry.node->as_array();
+      double values[2] = {0, 0};
+      bool numbers = bounds != nullptr && bounds->size() == 2;
+      for (std::size_t k = 0; numbers && k < 2; ++k) {
+        const toml::node& bound = *bounds->get(k);
+        if (const auto* i = bound.as_integer()) {
+          values[k] = static_cast<double>(i->get());
+        } else if (const auto* f = bound.as_floating_point()) {
+          values[k] = f->get();
+        } else {
+          numbers = false;
+        }
+      }
+      if (!numbers || !std::isfinite(values[0]) || !std::isfinite(values[1]) || !(values[0] <= values[1])) {
+        fail(entry.position.line, label,
+             fmt::format("ranges.{} must be [low, high], two finite numbers with low <= high (as [-10, 10])",
+                         entry.key));
+      }
+      result.push_back(RangeDefinition{std::string(entry.key), values[0], values[1]});
+    }
+    return result;
   }
 
   // `identity`, exactly: a TOML integer (int64), float or bool, or a string holding an integer

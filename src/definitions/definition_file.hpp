@@ -20,6 +20,9 @@
 //     __device__ float polar_distance(float rho1, float theta1, float rho2, float theta2) { ... }
 //     '''
 //
+//     [ufuncs.polar_distance.ranges]    # optional: what accuracy reports sweep (jitvec check)
+//     rho1 = [0, 100]
+//
 //     [fusions.gauss_then_scale]          # optional: ufuncs fused into one kernel (Engine::fuse)
 //     expression = "scale(gaussian_pdf(x, mu, sigma), k)"
 //     targets = ["cuda"]                 # optional, as for ufuncs
@@ -65,6 +68,13 @@ struct HelperDefinition {
   SourceOrigin origin;
 };
 
+/// One input's line of `[ufuncs.NAME.ranges]`: `x = [-10, 10]` (what accuracy reports sweep).
+struct RangeDefinition {
+  std::string input;
+  double low = 0;
+  double high = 0;
+};
+
 /// A `[ufuncs.NAME]` entry.
 struct UfuncDefinition {
   std::string name;
@@ -81,6 +91,8 @@ struct UfuncDefinition {
   std::vector<std::string> methods;
   /// `fastmath = true`: VectorizeOptions::fastmath.
   bool fastmath = false;
+  /// `[ufuncs.NAME.ranges]`: VectorizeOptions::ranges, in file order.
+  std::vector<RangeDefinition> ranges{};
 };
 
 /// A `[fusions.NAME]` entry: registered ufuncs composed into one (Engine::fuse).

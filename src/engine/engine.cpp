@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cache/cache_settings.hpp"
+#include "codegen/parameter_names.hpp"
 #include "codegen/reserved_names.hpp"
 #include "compile/nvrtc_compiler.hpp"
 #include "compile/nvrtc_library.hpp"
@@ -19,6 +20,7 @@
 #include "cuda/context.hpp"
 #include "cuda/device.hpp"
 #include "definitions/definition_file.hpp"
+#include "engine/accuracy_ranges.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/fusion.hpp"
 #include "kernels/module_source.hpp"
@@ -448,6 +450,15 @@ Ufunc Engine::vectorize(const std::string& name, const std::vector<std::string>&
       options.target);
   impl->identity = options.identity;
   impl->fastmath = options.fastmath;
+  if (!options.ranges.empty()) {
+    try {
+      engine::check_ranges(codegen::parameter_names(source, name, static_cast<int>(impl->signatures[0].args.size())),
+                           options.ranges, fmt::format("ufunc '{}'", name));
+    } catch (const ArgumentError& e) {
+      throw DefinitionError(e.what());
+    }
+    impl->accuracy_ranges = options.ranges;
+  }
   std::unique_lock<std::shared_mutex> lock(impl_->registry_mutex);
   if (impl_->helpers.count(name) || impl_->ufuncs.count(name)) {
     throw DefinitionError(fmt::format("'{}' is already defined in this engine", name));
@@ -481,6 +492,9 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
       VectorizeOptions opts{std::nullopt, u.origin.file, u.origin.line, std::nullopt};
       opts.identity = u.identity;
       opts.fastmath = u.fastmath;
+      for (const definitions::RangeDefinition& range : u.ranges) {
+        opts.ranges.push_back(InputRange{range.input, range.low, range.high});
+      }
       Ufunc made = vectorize(u.name, u.signatures, u.source, opts);
       impl_->find_ufunc(u.name)->methods = u.methods;  // for `jitvec compile`
       return made;

@@ -77,6 +77,8 @@ class UfuncImpl {
   std::optional<Scalar> identity;
   /// VectorizeOptions::fastmath; set before the ufunc is published.
   bool fastmath = false;
+  /// VectorizeOptions::ranges (checked against the inputs' names); set before it is published.
+  std::vector<InputRange> accuracy_ranges;
   /// The methods whose modules `jitvec compile` builds ("reduce", "accumulate": a definition
   /// file's `methods`).
   std::vector<std::string> methods;
