@@ -37,7 +37,7 @@ constexpr std::string_view kDualSource = R"dual(// ---- jitvec::dual<T>: forward
 #undef cospi
 #endif
 
-#define JITVEC_DUAL_F __host__ __device__ __forceinline__
+#define JITVEC_DUAL_F __device__ __forceinline__
 // A function of one argument, in its overloaded and its f-suffixed spelling: x is the
 // argument's value, y the function's; DERIVATIVE is dy/dx.
 #define JITVEC_DUAL_UNARY_ONE(NAME, DERIVATIVE)                                \
