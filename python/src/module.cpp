@@ -68,7 +68,12 @@ NB_MODULE(_jitvec, m) {
                       "__dlpack__ or __cuda_array_interface__) and scalars; out=, stream=, "
                       "target= are keyword options.")
       .def_prop_ro("name", [](const PyUfunc& u) { return u.definition.name; })
-      .def_prop_ro("signatures", [](const PyUfunc& u) { return u.definition.signatures; })
+      .def_prop_ro("signatures", [](const PyUfunc& u) {
+        if (u.definition.derivative_of.empty()) return u.definition.signatures;
+        std::vector<std::string> loops;  // a derivative's loops are the engine's choice
+        for (const jitvec::Signature& s : u.ufunc.signatures()) loops.push_back(s.to_string());
+        return loops;
+      })
       .def_prop_ro("source", [](const PyUfunc& u) { return u.definition.source; })
       .def_prop_ro("nin", [](const PyUfunc& u) { return u.ufunc.nin(); })
       .def_prop_ro("nout", [](const PyUfunc& u) { return u.ufunc.nout(); })
