@@ -52,6 +52,7 @@
 #include "bench_graph.hpp"
 #include "bench_dtypes.hpp"
 #include "bench_fusion.hpp"
+#include "bench_derivative.hpp"
 #include "bench_multi_output.hpp"
 #include "bench_gufunc.hpp"
 #include "bench_layouts.hpp"
@@ -174,6 +175,9 @@ class GpuBench {
         {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
         [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
     bench::run_multi_output_cases(  // issue 10: two outputs in one pass (bench_multi_output.hpp)
+        {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
+        [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
+    bench::run_derivative_cases(  // issue 30: a forward-mode derivative (bench_derivative.hpp)
         {kDevice, stream_, &timer_, ceilings_.get(), &engine_, seed_, sizes_.largest_log2() < 28},
         [this](bench::Record r, const std::function<void(bench::Record&)>& body) { run_case(std::move(r), body); });
     for (bench::Record& ceiling : ceilings_->records()) results_.add(std::move(ceiling));

@@ -227,7 +227,7 @@ def targets(records):
     results += cpu_runs_targets(records)
     return (results + layout_targets(records) + graph_targets(records) + gufunc_targets(records)
             + dtype_targets(records) + fusion_targets(records) + multi_output_targets(records)
-            + reduce_targets(records))
+            + reduce_targets(records) + derivative_targets(records))
 
 
 def startup_targets(records):
@@ -381,6 +381,15 @@ def multi_output_targets(records):
         best = max(peers, key=lambda p: p["ratio"])
         text += f"; best peer {best['system']} {best['ratio']:.3f}"
     return [("issue 10: sincos 1 -> 2 outputs float32 2^28 >= 0.95 of DtoD",)
+            + verdict(r, r is not None and (r.get("ratio") or 0) >= 0.95, text)]
+
+
+def derivative_targets(records):
+    """Issue 30: gaussian_pdf's forward-mode derivative d/dx (bench_derivative.hpp) against the
+    copy of its bytes (4 read + 4 written an element)."""
+    r = find(records, "derivative_gaussian_pdf", largest=True)
+    text = f"{r['ratio']:.3f} (need >= 0.95) at n={pow2(r['n'])}" if r else ""
+    return [("issue 30: derivative of gaussian_pdf float32 2^28 >= 0.95 of DtoD",)
             + verdict(r, r is not None and (r.get("ratio") or 0) >= 0.95, text)]
 
 

@@ -81,6 +81,29 @@ struct VectorizeOptions {
   std::vector<InputRange> ranges{};
 };
 
+/// The input a derivative is taken with respect to (Engine::derivative): its index (0 for the
+/// first input) or the name its parameter has in the ufunc's source.
+struct DerivativeInput {
+  DerivativeInput(int index) : index(index) {}                    // NOLINT: implicit by design
+  DerivativeInput(std::string name) : name(std::move(name)) {}    // NOLINT
+  DerivativeInput(const char* name) : name(name) {}               // NOLINT
+  std::optional<int> index;
+  std::string name;
+};
+
+/// Per-definition options of Engine::derivative and Engine::value_and_derivative.
+struct DerivativeOptions {
+  /// The derivative ufunc's name; empty: `d_<ufunc>_d<input>` (`d_gaussian_pdf_dx`), and
+  /// `value_and_d_<ufunc>_d<input>` for value_and_derivative, where <input> is the parameter's
+  /// name (its index when the source gives none).
+  std::string name;
+  /// The derivative's default target (else the ufunc's, else the engine's).
+  std::optional<Target> target;
+  /// Where the definition came from, for messages (definition files set these).
+  std::string origin_file;
+  int origin_line = 1;
+};
+
 /// Counters since the engine was made (all threads, all targets).
 struct EngineStats {
   std::uint64_t calls = 0;           ///< ufunc calls
@@ -126,8 +149,24 @@ class Engine {
   Ufunc fuse(const std::string& name, const std::string& expression,
              const VectorizeOptions& options = {});
 
-  /// Reads helpers, ufuncs and fusions from a TOML definition file (see README); returns the ufuncs
-  /// it defined. Errors name the file, line and entry.
+  /// The partial derivative of the registered ufunc `ufunc` with respect to input `wrt`, as an
+  /// ordinary ufunc (registered under DerivativeOptions::name, cached, precompilable), computed
+  /// by forward mode: the ufunc's template function instantiated with jitvec::dual<float> or
+  /// jitvec::dual<double>. Its loops are the ufunc's loops whose `wrt` input and result are
+  /// float32 or float64. E.g.
+  ///     auto d = engine.derivative("gaussian_pdf", "x");   // or 0; d(x, mean, sigma)
+  /// Throws DefinitionError (naming the ufunc, the input and what to write instead) when the
+  /// function is not a template, the input is out of range, unknown, declared with a plain type
+  /// or never floating point, or the ufunc has several results or is fused. Asking again for
+  /// the same derivative under the same name returns it. See README, "Derivatives".
+  Ufunc derivative(const std::string& ufunc, const DerivativeInput& wrt,
+                   const DerivativeOptions& options = {});
+  /// As derivative(), with two outputs: the ufunc's value, then the derivative (one pass).
+  Ufunc value_and_derivative(const std::string& ufunc, const DerivativeInput& wrt,
+                             const DerivativeOptions& options = {});
+
+  /// Reads helpers, ufuncs, fusions and derivatives from a TOML definition file (see README);
+  /// returns the ufuncs it defined. Errors name the file, line and entry.
   std::vector<Ufunc> load_definitions(const std::filesystem::path& file);
 
   /// Registers a generalized ufunc (jitvec/gufunc.hpp): `signatures` list every operand's

@@ -119,6 +119,22 @@ def fuse(name, expression, target=None):
     return _jitvec._fuse(name, expression, target)
 
 
+def derivative(ufunc, wrt, name=None, target=None):
+    """The partial derivative of ``ufunc`` (a ``jitvec.Ufunc`` or its name) with respect to input
+    ``wrt`` (its index, or its parameter's name in the source) as a ``jitvec.Ufunc``, by forward
+    mode: the ufunc's template function runs with ``jitvec::dual<T>`` (README, Derivatives).
+    ``derivative(gaussian_pdf, "x")(x, mean, sigma)`` is d pdf / dx. Named ``d_<ufunc>_d<input>``
+    unless ``name`` is given."""
+    return _jitvec._derivative(ufunc, wrt, False, name, target)
+
+
+def value_and_derivative(ufunc, wrt, name=None, target=None):
+    """As ``derivative``, with two outputs: the ufunc's value and its derivative, in one pass
+    (a call returns the tuple ``(value, derivative)``). Named ``value_and_d_<ufunc>_d<input>``
+    unless ``name`` is given."""
+    return _jitvec._derivative(ufunc, wrt, True, name, target)
+
+
 def _rebuild_ufunc(state):
     """Unpickles a ufunc: defines it (and the helpers it uses) here unless already defined."""
     return _jitvec._ufunc_from_state(state)
@@ -182,7 +198,9 @@ copyreg.pickle(type(_jitvec.engine_stats), _reduce_function)
 __all__ = [
     "Array", "ArgumentError", "BroadcastError", "CompileError", "CudaError", "DefinitionError",
     "DeviceFunction", "Error", "Graph", "Gufunc", "SignatureError", "TargetError", "Ufunc",
-    "capture", "cuda_device_count", "define_device_function", "engine_stats", "from_dlpack", "fuse",
+    "capture", "cuda_device_count", "define_device_function", "derivative", "engine_stats",
+    "from_dlpack", "fuse",
     "get_max_threads", "get_num_threads", "gufunc", "guvectorize", "load_definitions",
-    "release_cached_memory", "set_num_threads", "synchronize", "ufunc", "vectorize",
+    "release_cached_memory", "set_num_threads", "synchronize", "ufunc", "value_and_derivative",
+    "vectorize",
 ]

@@ -68,7 +68,12 @@ NB_MODULE(_jitvec, m) {
                       "__dlpack__ or __cuda_array_interface__) and scalars; out=, stream=, "
                       "target= are keyword options.")
       .def_prop_ro("name", [](const PyUfunc& u) { return u.definition.name; })
-      .def_prop_ro("signatures", [](const PyUfunc& u) { return u.definition.signatures; })
+      .def_prop_ro("signatures", [](const PyUfunc& u) {
+        if (u.definition.derivative_of.empty()) return u.definition.signatures;
+        std::vector<std::string> loops;  // a derivative's loops are the engine's choice
+        for (const jitvec::Signature& s : u.ufunc.signatures()) loops.push_back(s.to_string());
+        return loops;
+      })
       .def_prop_ro("source", [](const PyUfunc& u) { return u.definition.source; })
       .def_prop_ro("nin", [](const PyUfunc& u) { return u.ufunc.nin(); })
       .def_prop_ro("nout", [](const PyUfunc& u) { return u.ufunc.nout(); })
@@ -182,6 +187,28 @@ NB_MODULE(_jitvec, m) {
     def.target = parse_target_arg(target);
     return define_ufunc(def);
   }, nb::arg("name"), nb::arg("expression"), nb::arg("target").none() = nb::none());
+  m.def("_derivative", [](nb::handle of, nb::handle wrt, bool value, std::optional<std::string> name,
+                          std::optional<std::string> target) {
+    UfuncDef def;
+    def.derivative_of = nb::isinstance<nb::str>(of) ? nb::cast<std::string>(of) : nb::cast<std::string>(of.attr("name"));
+    if (nb::isinstance<nb::bool_>(wrt) || !(nb::isinstance<nb::int_>(wrt) || nb::isinstance<nb::str>(wrt))) {
+      throw jitvec::DefinitionError(fmt::format("{}(): wrt must be an input's index (an int) or its parameter's "
+                                                "name (a str), not {}", value ? "value_and_derivative" : "derivative",
+                                                nb::type_name(wrt.type()).c_str()));
+    }
+    if (nb::isinstance<nb::int_>(wrt)) {
+      def.wrt_index = nb::cast<int>(wrt);
+    } else {
+      def.wrt_name = nb::cast<std::string>(wrt);
+    }
+    def.derivative_value = value;
+    def.target = parse_target_arg(target);
+    const jitvec::DerivativeInput input = def.wrt_index ? jitvec::DerivativeInput(*def.wrt_index)
+                                                        : jitvec::DerivativeInput(def.wrt_name);
+    def.name = name ? *name : derivative_name(def.derivative_of, input, value, def.target);
+    return define_ufunc(def);
+  }, nb::arg("of"), nb::arg("wrt"), nb::arg("value"), nb::arg("name").none() = nb::none(),
+     nb::arg("target").none() = nb::none());
   m.def("_guvectorize", [](const std::vector<std::string>& signatures, const std::string& layout,
                            const std::string& source, const std::string& name, std::optional<std::string> target,
                            const std::string& py_file, int py_line) {

@@ -30,10 +30,10 @@ struct Registry {
   std::optional<int> threads;  // set_num_threads, applied to generations made later too
   std::map<std::string, HelperDef> helper_defs;
   std::map<std::string, jitvec::codegen::HelperSource> helpers;  // for helpers_used
-  std::map<std::string, PyUfunc> ufuncs;  // ufuncs and fusions
+  std::map<std::string, PyUfunc> ufuncs;  // ufuncs, fusions and derivatives
   std::map<std::string, PyGufunc> gufuncs;
-  /// Fusions in the order they were defined (a fusion may compose an earlier one).
-  std::vector<std::string> fusion_order;
+  /// Fusions and derivatives in the order they were defined (each is made from earlier ones).
+  std::vector<std::string> derived_order;
 };
 
 Registry& registry() {
@@ -64,6 +64,13 @@ void make_helper(jitvec::Engine& engine, const HelperDef& def) {
 jitvec::Ufunc make_ufunc(jitvec::Engine& engine, const UfuncDef& def) {
   jitvec::VectorizeOptions options = options_of(def.target, def.origin_file, def.origin_line);
   if (!def.fusion.empty()) return engine.fuse(def.name, def.fusion, options);
+  if (!def.derivative_of.empty()) {
+    const jitvec::DerivativeInput wrt = def.wrt_index ? jitvec::DerivativeInput(*def.wrt_index)
+                                                      : jitvec::DerivativeInput(def.wrt_name);
+    const jitvec::DerivativeOptions derivative{def.name, def.target, def.origin_file, def.origin_line};
+    return def.derivative_value ? engine.value_and_derivative(def.derivative_of, wrt, derivative)
+                                : engine.derivative(def.derivative_of, wrt, derivative);
+  }
   options.identity = def.identity;
   options.fastmath = def.fastmath;
   return engine.vectorize(def.name, def.signatures, def.source, options);
@@ -76,9 +83,9 @@ jitvec::Gufunc make_gufunc(jitvec::Engine& engine, const GufuncDef& def) {
 
 // Moves the registry to a new generation: every current definition but `replaced` (a helper,
 // ufunc, fusion or gufunc name) re-made in a new engine, then `add_new(engine, ufuncs,
-// gufuncs)`, which defines the replacement there, then the fusions in definition order (their
-// stages exist by then; one whose stages no longer compose is dropped, its old handles keep
-// working). The registry changes only when all of it succeeded.
+// gufuncs)`, which defines the replacement there, then the fusions and derivatives in
+// definition order (what they are made from exists by then; one that can no longer be made is
+// dropped, its old handles keep working). The registry changes only when all of it succeeded.
 template <class AddNew>
 void switch_generation(Registry& r, const std::string& replaced, AddNew&& add_new) {
   auto engine = std::make_unique<jitvec::Engine>();
@@ -91,11 +98,11 @@ void switch_generation(Registry& r, const std::string& replaced, AddNew&& add_ne
     if (name != replaced) make_helper(*engine, def);
   }
   for (auto& [name, py] : ufuncs) {
-    if (py.definition.fusion.empty()) py.ufunc = make_ufunc(*engine, py.definition);
+    if (!py.definition.derived()) py.ufunc = make_ufunc(*engine, py.definition);
   }
   for (auto& [name, py] : gufuncs) py.gufunc = make_gufunc(*engine, py.definition);
   add_new(*engine, ufuncs, gufuncs);
-  for (const std::string& name : r.fusion_order) {
+  for (const std::string& name : r.derived_order) {
     auto it = ufuncs.find(name);
     if (name == replaced || it == ufuncs.end()) continue;
     try {
@@ -154,9 +161,9 @@ PyUfunc define_ufunc(const UfuncDef& def, const PythonOrigin& origin) {
       ufuncs.emplace(def.name, PyUfunc{make_ufunc(engine, def), def, origin});
     });
   }
-  if (!def.fusion.empty()) {
-    r.fusion_order.erase(std::remove(r.fusion_order.begin(), r.fusion_order.end(), def.name), r.fusion_order.end());
-    r.fusion_order.push_back(def.name);
+  if (def.derived()) {
+    r.derived_order.erase(std::remove(r.derived_order.begin(), r.derived_order.end(), def.name), r.derived_order.end());
+    r.derived_order.push_back(def.name);
   }
   return r.ufuncs.at(def.name);
 }
@@ -185,6 +192,20 @@ PyUfunc find_ufunc(const std::string& name) {
     throw jitvec::DefinitionError(fmt::format("no ufunc named '{}' was defined from Python", name));
   }
   return it->second;
+}
+
+std::string derivative_name(const std::string& of, const jitvec::DerivativeInput& wrt, bool value,
+                            std::optional<jitvec::Target> target) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!r.ufuncs.count(of)) {
+    throw jitvec::DefinitionError(fmt::format("no ufunc named '{}' was defined from Python", of));
+  }
+  // Made in the current generation under the name it would be given, which define_ufunc then
+  // finds there (the same request again returns it).
+  jitvec::DerivativeOptions options;
+  options.target = target;
+  return (value ? r.engine->value_and_derivative(of, wrt, options) : r.engine->derivative(of, wrt, options)).name();
 }
 
 PyGufunc find_gufunc(const std::string& name) {
@@ -243,6 +264,18 @@ nb::dict load_definitions(const std::string& path) {
     def.origin_line = f.origin.line;
     PyUfunc py = located(f.origin, "fusions." + f.name, [&] { return define_ufunc(def); });
     defined[nb::str(f.name.c_str())] = nb::cast(py);
+  }
+  for (const auto& d : set.derivatives) {  // after the ufuncs, which they differentiate
+    UfuncDef def;
+    def.name = d.name;
+    def.derivative_of = d.of;
+    def.wrt_index = d.wrt_index;
+    def.wrt_name = d.wrt_name;
+    def.derivative_value = d.value;
+    def.origin_file = d.origin.file;
+    def.origin_line = d.origin.line;
+    PyUfunc py = located(d.origin, "derivatives." + d.name, [&] { return define_ufunc(def); });
+    defined[nb::str(d.name.c_str())] = nb::cast(py);
   }
   return defined;
 }
@@ -343,17 +376,21 @@ nb::tuple ufunc_state(const PyUfunc& u) {
       stages.append(ufunc_state(find_ufunc(name)));
     }
   }
+  if (!d.derivative_of.empty()) stages.append(ufunc_state(find_ufunc(d.derivative_of)));
+  nb::object wrt = d.wrt_index ? nb::object(nb::int_(*d.wrt_index)) : nb::object(nb::str(d.wrt_name.c_str()));
   nb::object target = d.target ? nb::object(nb::str(jitvec::target_name(*d.target).data())) : nb::none();
   nb::object identity = d.identity ? python_number(*d.identity) : nb::none();  // exact: an int stays an int
   return nb::make_tuple(d.name, d.signatures, d.source, target, d.origin_file, d.origin_line,
-                        d.fusion.empty() ? helpers_of(d.source) : nb::list(), identity, d.fastmath, d.fusion, stages);
+                        d.derived() ? nb::list() : helpers_of(d.source), identity, d.fastmath, d.fusion, stages,
+                        d.derivative_of, wrt, d.derivative_value);
 }
 
 PyUfunc ufunc_from_state(nb::handle state) {
   nb::tuple s = nb::cast<nb::tuple>(state);
   const std::size_t n = nb::len(s);
-  if (n != 7 && n != 8 && n != 11) {
-    throw jitvec::DefinitionError(fmt::format("a pickled jitvec ufunc has 11 fields (7 or 8 before fusions), not {}", n));
+  if (n != 7 && n != 8 && n != 11 && n != 14) {
+    throw jitvec::DefinitionError(
+        fmt::format("a pickled jitvec ufunc has 14 fields (7, 8 or 11 before derivatives), not {}", n));
   }
   define_helpers_of(s[6]);
   UfuncDef d;
@@ -364,10 +401,19 @@ PyUfunc ufunc_from_state(nb::handle state) {
   d.origin_file = nb::cast<std::string>(s[4]);
   d.origin_line = nb::cast<int>(s[5]);
   if (n >= 8 && !s[7].is_none()) d.identity = scalar_of(s[7].ptr(), "identity");  // older states: a float
-  if (n == 11) {
+  if (n >= 11) {
     d.fastmath = nb::cast<bool>(s[8]);
     d.fusion = nb::cast<std::string>(s[9]);
     for (nb::handle stage : nb::cast<nb::list>(s[10])) ufunc_from_state(stage);
+  }
+  if (n == 14) {
+    d.derivative_of = nb::cast<std::string>(s[11]);
+    if (nb::isinstance<nb::int_>(s[12])) {
+      d.wrt_index = nb::cast<int>(s[12]);
+    } else {
+      d.wrt_name = nb::cast<std::string>(s[12]);
+    }
+    d.derivative_value = nb::cast<bool>(s[13]);
   }
   return define_ufunc(d);
 }

@@ -1,12 +1,12 @@
 // python/src/registry.hpp: the definitions made from Python, kept so that they pickle by
 // definition and can be redefined.
 //
-// Every helper, ufunc, fusion and gufunc defined through the Python API (vectorize, fuse,
-// guvectorize, define_device_function, load_definitions) is defined in a jitvec::Engine and
+// Every helper, ufunc, fusion, derivative and gufunc defined through the Python API (vectorize,
+// fuse, derivative, value_and_derivative, guvectorize, define_device_function, load_definitions) is defined in a jitvec::Engine and
 // remembered here with its exact text and origin (file and line, which enter the generated
 // source and so the disk cache's key). A pickled state is the definition plus the helpers it
 // uses (found with the library's own helper closure) and, for a fusion, the states of its
-// stages; unpickling in another process defines what is missing and reuses what is identical,
+// stages (for a derivative, the state of the ufunc it differentiates); unpickling in another process defines what is missing and reuses what is identical,
 // so the rebuilt object hits the same disk-cache entries.
 //
 // Defining a name again with the same definition returns the existing object (re-running a
@@ -51,10 +51,18 @@ struct UfuncDef {
   std::optional<jitvec::Scalar> identity;  // VectorizeOptions::identity (reduce, where=), exact
   bool fastmath = false;                   // VectorizeOptions::fastmath
   std::string fusion;                      // Engine::fuse's expression
+  std::string derivative_of;               // Engine::derivative's ufunc (empty for others)
+  std::optional<int> wrt_index;            // its input: an index, or else wrt_name
+  std::string wrt_name;
+  bool derivative_value = false;           // value_and_derivative
+  /// A ufunc made from other ufuncs (a fusion or a derivative): made after them.
+  bool derived() const { return !fusion.empty() || !derivative_of.empty(); }
   bool operator==(const UfuncDef& o) const {
     return name == o.name && signatures == o.signatures && source == o.source &&
            target == o.target && origin_file == o.origin_file && origin_line == o.origin_line &&
-           identity == o.identity && fastmath == o.fastmath && fusion == o.fusion;
+           identity == o.identity && fastmath == o.fastmath && fusion == o.fusion &&
+           derivative_of == o.derivative_of && wrt_index == o.wrt_index && wrt_name == o.wrt_name &&
+           derivative_value == o.derivative_value;
   }
 };
 
@@ -109,11 +117,15 @@ struct PyDeviceFunction {
 void define_helper(const HelperDef& def);
 PyUfunc define_ufunc(const UfuncDef& def, const PythonOrigin& origin = {});
 PyGufunc define_gufunc(const GufuncDef& def, const PythonOrigin& origin = {});
-/// Reads a TOML definition file; returns everything it defines by name: ufuncs and fusions
-/// (jitvec.Ufunc), gufuncs (jitvec.Gufunc) and device functions (jitvec.DeviceFunction).
+/// Reads a TOML definition file; returns everything it defines by name: ufuncs, fusions and
+/// derivatives (jitvec.Ufunc), gufuncs (jitvec.Gufunc) and device functions (jitvec.DeviceFunction).
 nanobind::dict load_definitions(const std::string& path);
 /// A ufunc (or fusion) / gufunc defined earlier from Python, by name.
 PyUfunc find_ufunc(const std::string& name);
+/// The name Engine::derivative gives the derivative of `of` (defined from Python) with respect to
+/// `wrt` when none is given; throws its DefinitionError when there can be none.
+std::string derivative_name(const std::string& of, const jitvec::DerivativeInput& wrt, bool value,
+                            std::optional<jitvec::Target> target);
 PyGufunc find_gufunc(const std::string& name);
 
 /// Where Python wrote the source of the ufunc (or gufunc) called `name` (empty when unknown).
@@ -128,8 +140,10 @@ int max_threads();
 
 /// The pickled state of a ufunc: (name, signatures, source, target or None, origin_file,
 /// origin_line, [(helper name, source, origin_file, origin_line), ...] dependencies first,
-/// identity or None, fastmath, fusion expression, [states of the fusion's stages]). States of 7
-/// fields (before identity) and 8 (before fastmath and fusions) still load. The identity is
+/// identity or None, fastmath, fusion expression, [states of the fusion's stages, or of the
+/// ufunc a derivative differentiates], derivative's ufunc or "", its input (index or name),
+/// value_and_derivative). States of 7 fields (before identity), 8 (before fastmath and
+/// fusions) and 11 (before derivatives) still load. The identity is
 /// its exact Python number (bool, int, float, complex); older states hold a float.
 nanobind::tuple ufunc_state(const PyUfunc& u);
 PyUfunc ufunc_from_state(nanobind::handle state);

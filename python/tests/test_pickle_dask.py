@@ -34,10 +34,11 @@ def test_pickle_carries_the_helpers_a_ufunc_uses():
     f = jitvec.vectorize("float32(float32)", "__device__ float pk_f(float x) { return pk_quad(x) + 1; }",
                          name="pk_f")
     (name, signatures, source, target, origin_file, origin_line, helpers, identity, fastmath, fusion,
-     stages) = f._state()
+     stages, derivative_of, wrt, value) = f._state()
     assert [h[0] for h in helpers] == ["pk_twice", "pk_quad"]  # dependencies first, no pk_unused
     assert (name, signatures, target, identity) == ("pk_f", ["float32(float32)"], None, None)
     assert (fastmath, fusion, stages) == (False, "", [])
+    assert (derivative_of, wrt, value) == ("", "", False)
 
 
 def test_fresh_process_rebuilds_from_pickle_and_hits_the_disk_cache(gaussian, tmp_path):

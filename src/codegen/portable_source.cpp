@@ -481,6 +481,7 @@ CompileError with_user_lines(const CompileError& error, const std::string& gener
   std::string message = error.what();
   const std::size_t at = error.log().empty() ? std::string::npos : message.find(error.log());
   if (at != std::string::npos) message.replace(at, error.log().size(), log);
+  if (!ufunc.compile_hint.empty()) message += "\n" + ufunc.compile_hint;
   return CompileError(std::move(message), error.ufunc(), log, error.options());
 }
 

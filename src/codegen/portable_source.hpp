@@ -68,7 +68,8 @@ std::string annotate_compile_log(const std::string& log, const std::string& gene
                                  const UfuncSource& ufunc,
                                  const std::vector<const HelperSource*>& helpers);
 
-/// `error` with its log, and the log inside its message, passed through annotate_compile_log().
+/// `error` with its log, and the log inside its message, passed through annotate_compile_log();
+/// the message ends with `ufunc.compile_hint` when it has one.
 CompileError with_user_lines(const CompileError& error, const std::string& generated,
                              const UfuncSource& ufunc,
                              const std::vector<const HelperSource*>& helpers);

@@ -27,6 +27,8 @@ struct UfuncSource {
   std::string origin_file;  // empty: "ufunc:<name>"
   int origin_line = 1;
   std::string origin_path;  // the definition file as the user gave it, for messages only
+  /// Added to the message of a compile error of its loops (a derivative's rules), or empty.
+  std::string compile_hint;
 };
 
 std::string user_code(const UfuncSource& ufunc, const std::vector<const HelperSource*>& helpers);

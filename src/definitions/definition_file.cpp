@@ -38,8 +38,10 @@ namespace {
 constexpr std::string_view kHelpersTable = "device_functions";
 constexpr std::string_view kUfuncsTable = "ufuncs";
 constexpr std::string_view kFusionsTable = "fusions";
-constexpr std::array<std::string_view, 3> kTopLevelTables = {kHelpersTable, kUfuncsTable,
-                                                              kFusionsTable};
+constexpr std::string_view kDerivativesTable = "derivatives";  // engine/derivative.hpp
+constexpr std::array<std::string_view, 4> kTopLevelTables = {kHelpersTable, kUfuncsTable,
+                                                              kFusionsTable, kDerivativesTable};
+constexpr std::array<std::string_view, 4> kDerivativeKeys = {"of", "wrt", "value", "targets"};
 constexpr std::array<std::string_view, 1> kHelperKeys = {"source"};
 constexpr std::string_view kGufuncsTable = "gufuncs";  // generalized ufuncs (engine/gufunc.hpp)
 constexpr std::array<std::string_view, 3> kGufuncKeys = {"signatures", "layout", "source"};
@@ -151,14 +153,15 @@ class DefinitionParser {
         parse_gufuncs(top);
         continue;
       }
-      if (top.key != kHelpersTable && top.key != kUfuncsTable && top.key != kFusionsTable) {
+      if (top.key != kHelpersTable && top.key != kUfuncsTable && top.key != kFusionsTable &&
+          top.key != kDerivativesTable) {
         const auto hint = closest(top.key, kTopLevelTables);
         fail(top.position.line, "",
              fmt::format("unknown top-level {} '{}'{}; a definition file holds only "
-                         "[{}.NAME], [{}.NAME] and [{}.NAME] tables",
+                         "[{}.NAME], [{}.NAME], [{}.NAME], [{}.NAME] and [{}.NAME] tables",
                          top.node->is_table() ? "table" : "key", top.key,
                          hint ? fmt::format(" (did you mean '{}'?)", *hint) : "",
-                         kHelpersTable, kUfuncsTable, kFusionsTable));
+                         kHelpersTable, kUfuncsTable, kGufuncsTable, kFusionsTable, kDerivativesTable));
       }
       const toml::table* group = top.node->as_table();
       if (group == nullptr) {
@@ -171,6 +174,8 @@ class DefinitionParser {
           parse_helper(entry);
         } else if (top.key == kUfuncsTable) {
           parse_ufunc(entry);
+        } else if (top.key == kDerivativesTable) {
+          parse_derivative(entry);
         } else {
           parse_fusion(entry);
         }
@@ -469,6 +474,46 @@ class DefinitionParser {
         SourceOrigin{file_, static_cast<int>(node->source().begin.line)}});
   }
 
+  // [derivatives.NAME]: `of` (a ufunc's name), `wrt` (an input's name or index), optional
+  // `value` (a bool) and `targets`.
+  void parse_derivative(const Entry& entry) {
+    const std::string label = fmt::format("{}.{}", kDerivativesTable, entry.key);
+    const toml::table& table = check_entry(entry, label, kDerivativeKeys);
+    DerivativeDefinition def;
+    def.name = std::string(entry.key);
+    def.targets = read_targets(entry, table, label);
+    const toml::node* of = table.get("of");
+    if (of == nullptr) fail(entry.position.line, label, "missing 'of' (the ufunc to differentiate)");
+    if (!of->is_string()) {
+      fail(of->source().begin.line, label, fmt::format("'of' must be a ufunc's name (a string), not {}", type_name(*of)));
+    }
+    def.of = of->as_string()->get();
+    const toml::node* wrt = table.get("wrt");
+    if (wrt == nullptr) {
+      fail(entry.position.line, label, "missing 'wrt' (the input: its parameter's name or its index from 0)");
+    }
+    if (const auto* index = wrt->as_integer()) {
+      if (index->get() < 0 || index->get() > 1000) {
+        fail(wrt->source().begin.line, label, fmt::format("'wrt' = {} is not an input's index (0 for the first)", index->get()));
+      }
+      def.wrt_index = static_cast<int>(index->get());
+    } else if (const auto* name = wrt->as_string()) {
+      def.wrt_name = name->get();
+    } else {
+      fail(wrt->source().begin.line, label,
+           fmt::format("'wrt' must be an input's name (a string) or index (an integer), not {}", type_name(*wrt)));
+    }
+    if (const toml::node* node = table.get("value")) {
+      const auto* flag = node->as_boolean();
+      if (!flag) {
+        fail(node->source().begin.line, label, fmt::format("'value' must be true or false, not {}", type_name(*node)));
+      }
+      def.value = flag->get();
+    }
+    def.origin = SourceOrigin{file_, static_cast<int>(entry.position.line)};
+    result_.derivatives.push_back(std::move(def));
+  }
+
   // The file line of a string value's first character: the value's own line, or the next one
   // when it is a multi-line string whose opening delimiter ends its line (TOML trims that
   // newline). toml++ gives the value's line and column (in code points, after any BOM).
@@ -527,10 +572,11 @@ DefinitionSet parse_definition_file(const std::filesystem::path& file) {
         name, kMaxDefinitionFileSize >> 20));
   }
   DefinitionSet set = parse_definition_text(read.contents, name);
-  if (set.helpers.empty() && set.ufuncs.empty() && set.gufuncs.empty() && set.fusions.empty()) {
-    detail::log().warn("{}: the definition file defines nothing (no [{}.NAME], [{}.NAME], [{}.NAME] or "
-                       "[{}.NAME] entry)",
-                       name, kHelpersTable, kUfuncsTable, kGufuncsTable, kFusionsTable);
+  if (set.helpers.empty() && set.ufuncs.empty() && set.gufuncs.empty() && set.fusions.empty() &&
+      set.derivatives.empty()) {
+    detail::log().warn("{}: the definition file defines nothing (no [{}.NAME], [{}.NAME], [{}.NAME], "
+                       "[{}.NAME] or [{}.NAME] entry)",
+                       name, kHelpersTable, kUfuncsTable, kGufuncsTable, kFusionsTable, kDerivativesTable);
   }
   return set;
 }

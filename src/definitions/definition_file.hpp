@@ -27,6 +27,12 @@
 //     expression = "scale(gaussian_pdf(x, mu, sigma), k)"
 //     targets = ["cuda"]                 # optional, as for ufuncs
 //
+//     [derivatives.dgauss_dx]             # optional: a partial derivative (Engine::derivative)
+//     of = "gaussian_pdf"
+//     wrt = "x"                          # the input's parameter name, or its index (wrt = 0)
+//     value = true                       # optional: value_and_derivative (two outputs)
+//     targets = ["cuda", "cpu"]          # optional, as for ufuncs
+//
 // This file turns such text into plain structs, checking the file's shape: only those
 // top-level tables, only the known keys, values of the right types, target names jitvec knows,
 // names that are C++ identifiers and unique across helpers, ufuncs and fusions. It does not
@@ -106,6 +112,22 @@ struct FusionDefinition {
   SourceOrigin origin;
 };
 
+/// A `[derivatives.NAME]` entry: a ufunc's partial derivative (Engine::derivative).
+struct DerivativeDefinition {
+  std::string name;
+  /// The ufunc it differentiates, as written (looked up by the engine).
+  std::string of;
+  /// `wrt`: the input's index, or else its parameter's name.
+  std::optional<int> wrt_index;
+  std::string wrt_name;
+  /// `value = true`: Engine::value_and_derivative.
+  bool value = false;
+  /// As UfuncDefinition::targets.
+  std::vector<std::string> targets;
+  /// The line of the entry's header.
+  SourceOrigin origin;
+};
+
 /// A `[gufuncs.NAME]` entry: a generalized ufunc (Engine::guvectorize).
 struct GufuncDefinition {
   std::string name;
@@ -123,6 +145,7 @@ struct DefinitionSet {
   std::vector<UfuncDefinition> ufuncs;
   std::vector<GufuncDefinition> gufuncs;
   std::vector<FusionDefinition> fusions;
+  std::vector<DerivativeDefinition> derivatives;
 };
 
 /// The most bytes of definitions read from one file (16 MiB): a larger file is a

@@ -21,6 +21,7 @@
 #include "cuda/device.hpp"
 #include "definitions/definition_file.hpp"
 #include "engine/accuracy_ranges.hpp"
+#include "engine/derivative.hpp"
 #include "engine/engine_impl.hpp"
 #include "engine/fusion.hpp"
 #include "kernels/module_source.hpp"
@@ -512,12 +513,29 @@ std::vector<Ufunc> Engine::load_definitions(const std::filesystem::path& file) {
       return fuse(f.name, f.expression, VectorizeOptions{std::nullopt, f.origin.file, f.origin.line, std::nullopt});
     }));
   }
+  for (const auto& d : set.derivatives) {  // after the ufuncs, which they differentiate
+    defined.push_back(located(d.origin, "derivatives." + d.name, [&] {
+      const DerivativeInput wrt = d.wrt_index ? DerivativeInput(*d.wrt_index) : DerivativeInput(d.wrt_name);
+      return engine::derivative(*impl_, impl_, d.of, wrt, d.value,
+                                DerivativeOptions{d.name, std::nullopt, d.origin.file, d.origin.line});
+    }));
+  }
   return defined;
 }
 
 Ufunc Engine::fuse(const std::string& name, const std::string& expression,
                    const VectorizeOptions& options) {
   return engine::fuse(*impl_, impl_, name, expression, options);
+}
+
+Ufunc Engine::derivative(const std::string& ufunc, const DerivativeInput& wrt,
+                         const DerivativeOptions& options) {
+  return engine::derivative(*impl_, impl_, ufunc, wrt, /*value=*/false, options);
+}
+
+Ufunc Engine::value_and_derivative(const std::string& ufunc, const DerivativeInput& wrt,
+                                   const DerivativeOptions& options) {
+  return engine::derivative(*impl_, impl_, ufunc, wrt, /*value=*/true, options);
 }
 
 Ufunc Engine::ufunc(const std::string& name) const { return Ufunc(impl_->find_ufunc(name)); }

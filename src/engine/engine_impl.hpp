@@ -46,6 +46,13 @@ struct Fusion;  // engine/fusion.hpp
 
 namespace jitvec::detail {
 
+/// What a derivative ufunc differentiates (engine/derivative.hpp).
+struct DerivativeOrigin {
+  std::string of;        // the ufunc
+  std::size_t wrt = 0;   // the input
+  bool value = false;    // value_and_derivative: the value is its first output
+};
+
 class UfuncImpl {
  public:
   /// `keep_alive` owns `engine` (null for the engine's own internal ufuncs, which the engine
@@ -73,6 +80,8 @@ class UfuncImpl {
   /// Set (before the ufunc is published) for a fused ufunc: Ufunc::call goes to
   /// engine::call_fusion (engine/fusion.hpp).
   std::shared_ptr<const engine::Fusion> fusion;
+  /// Set (before the ufunc is published) for a derivative ufunc, whose source is generated.
+  std::optional<DerivativeOrigin> derivative;
   /// VectorizeOptions::identity (reduce of an empty axis); set before the ufunc is published.
   std::optional<Scalar> identity;
   /// VectorizeOptions::fastmath; set before the ufunc is published.

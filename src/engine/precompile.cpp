@@ -40,6 +40,7 @@ DefinedTargets load_definition_files(Engine& engine,
     };
     for (const auto& ufunc : set.ufuncs) add(ufunc.name, ufunc.targets);
     for (const auto& fusion : set.fusions) add(fusion.name, fusion.targets);
+    for (const auto& derivative : set.derivatives) add(derivative.name, derivative.targets);
   }
   return defined;
 }
